@@ -1,0 +1,47 @@
+import { appendFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Journal, type JournalEntry, readJournal } from '../../lib/queue/journal.ts';
+
+async function readAll(path: string, window = {}): Promise<{ entries: JournalEntry[]; bad: number[] }> {
+  const entries: JournalEntry[] = [];
+  const bad: number[] = [];
+  for await (const e of readJournal(path, window, (n) => bad.push(n))) entries.push(e);
+  return { entries, bad };
+}
+
+describe('journal', () => {
+  it('keeps every trigger in order and reads back a time window', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'sub', 'events.jsonl');
+    const journal = new Journal(path);
+    await Promise.all([
+      journal.append([{ n: 1 }, { n: 2 }], new Date('2026-01-01T00:00:00Z')),
+      journal.append([{ n: 3 }], new Date('2026-01-01T00:01:00Z')),
+      journal.append([{ n: 4 }], new Date('2026-01-01T00:02:00Z')),
+    ]);
+    const cases = [
+      { name: 'everything', window: {}, expected: [1, 2, 3, 4] },
+      { name: 'since is inclusive', window: { since: new Date('2026-01-01T00:01:00Z') }, expected: [3, 4] },
+      { name: 'until is exclusive', window: { until: new Date('2026-01-01T00:01:00Z') }, expected: [1, 2] },
+    ];
+    for (const c of cases) {
+      const { entries } = await readAll(path, c.window);
+      expect(
+        entries.map((e) => (e.trigger as { n: number }).n),
+        c.name,
+      ).toEqual(c.expected);
+    }
+  });
+
+  it('skips and reports a torn line without losing the lines after it', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'events.jsonl');
+    const journal = new Journal(path);
+    await journal.append([{ n: 1 }]);
+    await appendFile(path, '{"time": "2026-01-0\n');
+    await journal.append([{ n: 2 }]);
+    const { entries, bad } = await readAll(path);
+    expect(entries.map((e) => (e.trigger as { n: number }).n)).toEqual([1, 2]);
+    expect(bad).toEqual([2]);
+  });
+});
