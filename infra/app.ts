@@ -1,0 +1,63 @@
+/**
+ * The CDK app: the only place that reads context or environment. Deploy with
+ * `npx cdk deploy -c clusterName=<eks cluster>`; every other setting has a default (README,
+ * "Deploying on AWS"). Nothing is looked up at synth time, so `npx cdk synth` works offline.
+ */
+import { App, Duration, Validations } from 'aws-cdk-lib';
+import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { type EverynodeSettings, EverynodeStack, type VpcPlacement } from './everynode-stack.ts';
+
+const app = new App();
+const text = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === null ? undefined : String(value);
+};
+const number = (key: string, fallback: number): number => {
+  const value = Number(text(key) ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`context ${key} must be a positive number`);
+  return value;
+};
+const list = (key: string): string[] => (text(key) ?? '').split(',').filter((s) => s.trim() !== '');
+
+const managedKind = text('managedKind') ?? 'everynode.dev/v1';
+if (managedKind !== 'everynode.dev/v1' && managedKind !== 'apps/v1') {
+  throw new Error(`context managedKind must be everynode.dev/v1 or apps/v1, not ${managedKind}`);
+}
+const stack = new EverynodeStack(app, text('stackName') ?? 'Everynode', {
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  description: 'everynode: a Kubernetes DaemonSet controller on Lambda, SQS and EventBridge',
+  settings: {
+    // Synth works without a cluster name so the template can be reviewed; deploying needs it.
+    clusterName: text('clusterName') ?? 'set-clusterName-in-context',
+    managedKind,
+    relayEvery: Duration.minutes(number('relayEveryMinutes', 5)),
+    resyncEvery: Duration.minutes(number('resyncEveryMinutes', 60)),
+    archiveRetention: Duration.days(number('archiveRetentionDays', 14)),
+    apiQps: number('apiQps', 50),
+    reconcileMaxConcurrency: number('reconcileMaxConcurrency', 20),
+    routerMaxConcurrency: number('routerMaxConcurrency', 5),
+    maxReceiveCount: number('maxReceiveCount', 5),
+  } satisfies EverynodeSettings,
+  vpcPlacement: vpcPlacementFromContext,
+});
+
+function vpcPlacementFromContext(scope: EverynodeStack): VpcPlacement | undefined {
+  const subnetIds = list('subnetIds');
+  if (subnetIds.length === 0) return undefined;
+  const vpc = Vpc.fromVpcAttributes(scope, 'Vpc', {
+    vpcId: text('vpcId') ?? 'vpc-unknown',
+    availabilityZones: subnetIds.map((_, i) => `zone-${i}`),
+    privateSubnetIds: subnetIds,
+  });
+  return {
+    vpc,
+    subnets: subnetIds.map((id, i) => Subnet.fromSubnetId(scope, `Subnet${i}`, id)),
+    securityGroups: list('securityGroupIds').map((id, i) =>
+      SecurityGroup.fromSecurityGroupId(scope, `Sg${i}`, id),
+    ),
+  };
+}
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+void stack;

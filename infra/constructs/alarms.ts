@@ -1,0 +1,119 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface PipelineAlarmsProps {
+  readonly workDlq: IQueue;
+  readonly ingressDlq: IQueue;
+  readonly work: IQueue;
+  readonly ingress: IQueue;
+  readonly functions: Readonly<Record<'relay' | 'router' | 'reconcile', IFunction>>;
+  /** The relay's schedule; the relay counts as not running after two periods without a run. */
+  readonly relayEvery: Duration;
+  /** Age of the oldest work message that means the pipeline is falling behind. */
+  readonly maxWorkAge: Duration;
+}
+
+/**
+ * What an operator is paged for: a message in either DLQ (it needs a look, then `everynode
+ * redrive`), work waiting too long, any function error, and the relay not running (no watch means
+ * no reaction to node or pod changes). Plus one dashboard with the queues and functions.
+ */
+export class PipelineAlarms extends Construct {
+  public readonly workDlqNotEmpty: Alarm;
+  public readonly ingressDlqNotEmpty: Alarm;
+  public readonly workAge: Alarm;
+  public readonly functionErrors: Alarm[];
+  public readonly relayNotRunning: Alarm;
+  public readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: PipelineAlarmsProps) {
+    super(scope, id);
+    this.workDlqNotEmpty = atLeastOne(
+      this,
+      'WorkDlqNotEmpty',
+      props.workDlq.metricApproximateNumberOfMessagesVisible(),
+    );
+    this.ingressDlqNotEmpty = atLeastOne(
+      this,
+      'IngressDlqNotEmpty',
+      props.ingressDlq.metricApproximateNumberOfMessagesVisible(),
+    );
+    this.workAge = new Alarm(this, 'WorkAge', {
+      alarmDescription: 'The oldest work message waits longer than allowed: reconcile is falling behind',
+      metric: props.work.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+      threshold: props.maxWorkAge.toSeconds(),
+      evaluationPeriods: 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.functionErrors = Object.entries(props.functions).map(([name, fn]) =>
+      atLeastOne(
+        this,
+        `${name}Errors`,
+        fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
+      ),
+    );
+    this.relayNotRunning = new Alarm(this, 'RelayNotRunning', {
+      alarmDescription: 'No relay run started in two schedule periods: cluster changes are not being watched',
+      metric: props.functions.relay.metricInvocations({
+        period: Duration.seconds(Math.max(60, props.relayEvery.toSeconds() * 2)),
+        statistic: Stats.SUM,
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'everynode' });
+    this.dashboard.addWidgets(
+      graph(
+        'Queue depth',
+        [props.ingress, props.work, props.workDlq, props.ingressDlq].map((q) =>
+          q.metricApproximateNumberOfMessagesVisible(),
+        ),
+      ),
+      graph('Oldest work message (s)', [props.work.metricApproximateAgeOfOldestMessage()]),
+      graph(
+        'Invocations',
+        Object.values(props.functions).map((fn) => fn.metricInvocations()),
+      ),
+      graph(
+        'Errors',
+        Object.values(props.functions).map((fn) => fn.metricErrors()),
+      ),
+      graph(
+        'Duration p99',
+        Object.values(props.functions).map((fn) => fn.metricDuration({ statistic: 'p99' })),
+      ),
+    );
+  }
+}
+
+function atLeastOne(scope: Construct, id: string, metric: IMetric): Alarm {
+  return new Alarm(scope, id, {
+    alarmDescription: `${id}: at least one in the last period`,
+    metric,
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+function graph(title: string, metrics: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, left: metrics, width: 12 });
+}

@@ -1,0 +1,100 @@
+import { fileURLToPath } from 'node:url';
+import { type Duration, Validations } from 'aws-cdk-lib';
+import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Where the functions run and what they share. */
+export interface PipelineFunctionsProps {
+  readonly environment: Record<string, string>;
+  readonly reconcileTimeout: Duration;
+  readonly routerTimeout: Duration;
+  readonly relayTimeout: Duration;
+  readonly vpc?: { vpc: IVpc; subnets: ISubnet[]; securityGroups: ISecurityGroup[] } | undefined;
+}
+
+const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
+
+/**
+ * The three functions of the pipeline, each bundled by esbuild as one ESM file with a
+ * `createRequire` banner (client-node requires Node built-ins at run time), on Node.js 22, arm64.
+ * They share no role: each gets only the permissions its own work needs.
+ */
+export class PipelineFunctions extends Construct {
+  public readonly relay: NodejsFunction;
+  public readonly router: NodejsFunction;
+  public readonly reconcile: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
+    super(scope, id);
+    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props);
+    this.router = this.pipelineFunction('Router', 'router', props.routerTimeout, props);
+    this.reconcile = this.pipelineFunction('Reconcile', 'reconcile', props.reconcileTimeout, props);
+  }
+
+  private pipelineFunction(id: string, name: string, timeout: Duration, props: PipelineFunctionsProps) {
+    const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+    // An own role instead of AWSLambdaBasicExecutionRole: logs go to this function's group only.
+    const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+    if (props.vpc) this.allowVpcNetworking(role);
+    const fn = new NodejsFunction(this, id, {
+      role,
+      entry: `${functionsDir}${name}/index.ts`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      environment: { ...props.environment, POWERTOOLS_SERVICE_NAME: `everynode-${name}` },
+      ...(props.vpc
+        ? {
+            vpc: props.vpc.vpc,
+            vpcSubnets: { subnets: props.vpc.subnets },
+            securityGroups: props.vpc.securityGroups,
+          }
+        : {}),
+      bundling: {
+        format: OutputFormat.ESM,
+        minify: true,
+        sourceMap: false,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+        externalModules: [],
+      },
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Pinned to nodejs22.x on purpose: the Node major the code is built and tested for; bumped deliberately.',
+    });
+    return fn;
+  }
+
+  /** The ENI rights a function in a VPC needs (what AWSLambdaVPCAccessExecutionRole grants). */
+  private allowVpcNetworking(role: Role): void {
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: [
+          'ec2:CreateNetworkInterface',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        resources: ['*'],
+      }),
+    );
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Lambda VPC networking: EC2 network-interface actions do not support resource-level permissions.',
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+import { PipelineAlarms } from './constructs/alarms.ts';
+import { ClusterAccess } from './constructs/cluster-access.ts';
+import { PipelineFunctions } from './constructs/pipeline-functions.ts';
+import { TriggerBus } from './constructs/trigger-bus.ts';
+import { WorkQueues } from './constructs/work-queues.ts';
+
+/** Everything an operator may set; `infra/app.ts` reads it from CDK context. */
+export interface EverynodeSettings {
+  readonly clusterName: string;
+  readonly managedKind: 'everynode.dev/v1' | 'apps/v1';
+  readonly relayEvery: Duration;
+  readonly resyncEvery: Duration;
+  readonly archiveRetention: Duration;
+  /** Kubernetes API requests per second each function process may make. */
+  readonly apiQps: number;
+  readonly reconcileMaxConcurrency: number;
+  readonly routerMaxConcurrency: number;
+  readonly maxReceiveCount: number;
+}
+
+/** Where the functions run when they must reach a private cluster endpoint. */
+export interface VpcPlacement {
+  readonly vpc: IVpc;
+  readonly subnets: ISubnet[];
+  readonly securityGroups: ISecurityGroup[];
+}
+
+export interface EverynodeStackProps extends StackProps {
+  readonly settings: EverynodeSettings;
+  /** Builds the VPC placement inside the stack; without it the functions run outside any VPC. */
+  readonly vpcPlacement?: (stack: EverynodeStack) => VpcPlacement | undefined;
+}
+
+const reconcileTimeout = Duration.minutes(1);
+const routerTimeout = Duration.seconds(30);
+
+/** The whole everynode pipeline for one EKS cluster (DESIGN.md §3). */
+export class EverynodeStack extends Stack {
+  public readonly queues: WorkQueues;
+  public readonly functions: PipelineFunctions;
+  public readonly triggers: TriggerBus;
+  public readonly access: ClusterAccess;
+  public readonly alarms: PipelineAlarms;
+  public readonly relayCheckpoint: StringParameter;
+
+  constructor(scope: Construct, id: string, props: EverynodeStackProps) {
+    super(scope, id, props);
+    const s = props.settings;
+    this.queues = new WorkQueues(this, 'Queues', {
+      routerTimeout,
+      reconcileTimeout,
+      maxReceiveCount: s.maxReceiveCount,
+    });
+    this.access = new ClusterAccess(this, 'ClusterAccess', { clusterName: s.clusterName });
+    this.relayCheckpoint = new StringParameter(this, 'RelayCheckpoint', {
+      description: 'Resource versions the everynode relay resumes its watches from',
+      stringValue: '{}',
+    });
+    this.functions = new PipelineFunctions(this, 'Functions', {
+      reconcileTimeout,
+      routerTimeout,
+      relayTimeout: Duration.seconds(Math.min(900, s.relayEvery.toSeconds() + 60)),
+      vpc: props.vpcPlacement?.(this),
+      environment: {
+        EVERYNODE_MANAGED_KIND: s.managedKind,
+        EVERYNODE_CLUSTER_NAME: s.clusterName,
+        EVERYNODE_CLUSTER_ENDPOINT: this.access.endpoint,
+        EVERYNODE_CLUSTER_CA: this.access.certificateAuthority,
+        EVERYNODE_API_QPS: String(s.apiQps),
+        EVERYNODE_WORK_QUEUE_URL: this.queues.work.queueUrl,
+        EVERYNODE_WORK_DLQ_URL: this.queues.workDlq.queueUrl,
+        EVERYNODE_INGRESS_QUEUE_URL: this.queues.ingress.queueUrl,
+        EVERYNODE_RELAY_CHECKPOINT_PARAMETER: this.relayCheckpoint.parameterName,
+        EVERYNODE_RELAY_RUN_SECONDS: String(s.relayEvery.toSeconds()),
+        POWERTOOLS_METRICS_NAMESPACE: 'everynode',
+      },
+    });
+    this.triggers = new TriggerBus(this, 'Triggers', {
+      ingress: this.queues.ingress,
+      relay: this.functions.relay,
+      relayEvery: s.relayEvery,
+      resyncEvery: s.resyncEvery,
+      archiveRetention: s.archiveRetention,
+    });
+    this.functions.relay.addEnvironment('EVERYNODE_EVENT_BUS_NAME', this.triggers.bus.eventBusName);
+    this.wire(s);
+    this.alarms = new PipelineAlarms(this, 'Alarms', {
+      ...this.queues,
+      functions: {
+        relay: this.functions.relay,
+        router: this.functions.router,
+        reconcile: this.functions.reconcile,
+      },
+      relayEvery: s.relayEvery,
+      maxWorkAge: Duration.minutes(5),
+    });
+  }
+
+  /** Event sources and the least privileges each function needs beyond them. */
+  private wire(s: EverynodeSettings): void {
+    const { relay, router, reconcile } = this.functions;
+    const { ingress, work, workDlq } = this.queues;
+    router.addEventSource(
+      new SqsEventSource(ingress, {
+        batchSize: 10,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        maxConcurrency: s.routerMaxConcurrency,
+      }),
+    );
+    reconcile.addEventSource(
+      new SqsEventSource(work, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: s.reconcileMaxConcurrency,
+      }),
+    );
+    work.grantSendMessages(router);
+    work.grantSendMessages(reconcile);
+    workDlq.grantSendMessages(reconcile);
+    ingress.grantSendMessages(reconcile);
+    this.triggers.bus.grantPutEventsTo(relay);
+    this.relayCheckpoint.grantRead(relay);
+    this.relayCheckpoint.grantWrite(relay);
+    for (const [id, fn] of Object.entries({ Relay: relay, Router: router, Reconcile: reconcile })) {
+      if (fn.role) this.access.grantKubernetesAccess(`${id}AccessEntry`, fn.role);
+    }
+  }
+}
