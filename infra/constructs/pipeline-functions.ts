@@ -30,12 +30,19 @@ export class PipelineFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
     super(scope, id);
-    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props);
+    // One relay at a time: two would publish every watch event twice.
+    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, 1);
     this.router = this.pipelineFunction('Router', 'router', props.routerTimeout, props);
     this.reconcile = this.pipelineFunction('Reconcile', 'reconcile', props.reconcileTimeout, props);
   }
 
-  private pipelineFunction(id: string, name: string, timeout: Duration, props: PipelineFunctionsProps) {
+  private pipelineFunction(
+    id: string,
+    name: string,
+    timeout: Duration,
+    props: PipelineFunctionsProps,
+    reservedConcurrentExecutions?: number,
+  ) {
     const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     // An own role instead of AWSLambdaBasicExecutionRole: logs go to this function's group only.
     const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
@@ -43,6 +50,7 @@ export class PipelineFunctions extends Construct {
     if (props.vpc) this.allowVpcNetworking(role);
     const fn = new NodejsFunction(this, id, {
       role,
+      ...(reservedConcurrentExecutions ? { reservedConcurrentExecutions } : {}),
       entry: `${functionsDir}${name}/index.ts`,
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,

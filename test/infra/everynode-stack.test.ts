@@ -1,0 +1,170 @@
+import { App, Duration, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type EverynodeSettings, EverynodeStack } from '../../infra/everynode-stack.ts';
+
+const settings: EverynodeSettings = {
+  clusterName: 'prod-eks',
+  managedKind: 'everynode.dev/v1',
+  relayEvery: Duration.minutes(5),
+  resyncEvery: Duration.minutes(60),
+  archiveRetention: Duration.days(14),
+  apiQps: 50,
+  reconcileMaxConcurrency: 20,
+  routerMaxConcurrency: 5,
+  maxReceiveCount: 5,
+};
+
+function build(): { app: App; stack: EverynodeStack } {
+  // Bundling is skipped here (the synth test bundles for real); the assertions are on the template.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new EverynodeStack(app, 'Everynode', {
+    env: { account: '111122223333', region: 'eu-west-1' },
+    settings,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
+
+function logicalId(template: Template, type: string, props: Record<string, unknown>): string {
+  const found = Object.keys(template.findResources(type, { Properties: props }));
+  expect(found, `${type} ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] ?? '';
+}
+
+describe('EverynodeStack', () => {
+  let template: Template;
+  let stack: EverynodeStack;
+  beforeAll(() => {
+    ({ stack } = build());
+    template = Template.fromStack(stack);
+  });
+
+  it('has a FIFO work queue in high-throughput mode with a FIFO DLQ after maxReceiveCount', () => {
+    const workDlq = logicalId(template, 'AWS::SQS::Queue', {
+      FifoQueue: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * 60,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [workDlq, 'Arn'] }, maxReceiveCount: 5 },
+    });
+  });
+
+  it('has a standard ingress queue with its DLQ, SSE on every queue, visibility six times the consumer', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: Match.absent(),
+      VisibilityTimeout: 6 * 30,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+    });
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(4);
+    for (const q of queues) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+    const dlqs = queues.filter((q) => q.Properties.MessageRetentionPeriod === 14 * 24 * 3600);
+    expect(dlqs).toHaveLength(2);
+  });
+
+  it('consumes both queues with ReportBatchItemFailures and caps concurrency', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(2);
+    for (const m of mappings) {
+      expect(m.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(m.Properties.ScalingConfig.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('runs the functions on nodejs22.x arm64 and the relay one at a time', () => {
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] },
+    });
+    expect(Object.keys(functions)).toHaveLength(3);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      ReservedConcurrentExecutions: 1,
+      Environment: { Variables: Match.objectLike({ EVERYNODE_EVENT_BUS_NAME: Match.anyValue() }) },
+    });
+  });
+
+  it('has the everynode bus with an archive, schedules and the EC2 state-change rule', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'everynode' });
+    template.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 14 });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['aws.ec2'], 'detail-type': ['EC2 Instance State-change Notification'] },
+    });
+  });
+
+  it('scopes every queue and bus permission to our own resources', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const statements = policies.flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
+    );
+    const scoped = statements.filter((s) => JSON.stringify(s.Action).match(/sqs:|events:PutEvents|ssm:/));
+    expect(scoped.length).toBeGreaterThan(0);
+    for (const s of scoped) expect(JSON.stringify(s.Resource), JSON.stringify(s)).not.toContain('"*"');
+    const admin = statements.filter((s) => s.Action === '*' || JSON.stringify(s.Action).includes('"sqs:*"'));
+    expect(admin).toEqual([]);
+  });
+
+  it('gives each function role an EKS access entry in the controller group and no access policy', () => {
+    const entries = Object.values(template.findResources('AWS::EKS::AccessEntry'));
+    expect(entries).toHaveLength(3);
+    for (const e of entries) {
+      expect(e.Properties).toMatchObject({
+        ClusterName: 'prod-eks',
+        KubernetesGroups: ['everynode:controller'],
+      });
+      expect(e.Properties.AccessPolicies).toBeUndefined();
+    }
+    expect(stack.access.accessEntries).toHaveLength(3);
+  });
+
+  it('reads the cluster endpoint at deploy time, never at synth', () => {
+    const describe = logicalId(template, 'Custom::AWS', {
+      Create: Match.stringLikeRegexp('"describeCluster"'),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          EVERYNODE_CLUSTER_ENDPOINT: { 'Fn::GetAtt': [describe, 'cluster.endpoint'] },
+          EVERYNODE_CLUSTER_CA: { 'Fn::GetAtt': [describe, 'cluster.certificateAuthority.data'] },
+        }),
+      },
+    });
+  });
+
+  it('alarms on DLQs, work age, function errors and a relay that stopped running', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const metrics = alarms.map((a) => a.Properties.MetricName);
+    expect(metrics.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
+    expect(metrics).toContain('ApproximateAgeOfOldestMessage');
+    expect(metrics.filter((m) => m === 'Errors')).toHaveLength(3);
+    expect(metrics).toContain('Invocations');
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('passes cdk-nag AwsSolutions with only justified acknowledgements', () => {
+    const { app } = build();
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('would fail cdk-nag on an unjustified violation (the check is live)', () => {
+    const { app, stack: s } = build();
+    new Queue(s, 'Unencrypted', { encryption: QueueEncryption.UNENCRYPTED });
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
+  });
+
+  it('matches the snapshot', () => {
+    const json = template.toJSON() as { Resources: Record<string, { Properties?: { Code?: unknown } }> };
+    for (const resource of Object.values(json.Resources)) {
+      if (resource.Properties?.Code) resource.Properties.Code = '<bundled asset>';
+    }
+    expect(json).toMatchSnapshot();
+  });
+});
