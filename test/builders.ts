@@ -107,6 +107,8 @@ export interface PodOptions {
   creationTimestamp?: Date;
   deletionTimestamp?: Date;
   resourceVersion?: string;
+  /** Pod annotations (e.g. everynode.dev/failure-backoff). */
+  annotations?: Record<string, string>;
 }
 
 /** A pod `name`; with `owner` it is controlled by that DaemonSet and carries its selector labels. */
@@ -125,6 +127,7 @@ export function aPod(name: string, options: PodOptions = {}): V1Pod {
       creationTimestamp: options.creationTimestamp ?? new Date('2026-01-01T00:00:00Z'),
       labels: { ...ownerLabels, ...options.labels },
       ...(options.deletionTimestamp ? { deletionTimestamp: options.deletionTimestamp } : {}),
+      ...(options.annotations ? { annotations: options.annotations } : {}),
       ...(owner
         ? {
             ownerReferences: [

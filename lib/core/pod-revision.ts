@@ -1,0 +1,60 @@
+/**
+ * Which revision a daemon pod runs (upstream pkg/controller/daemon/util daemonset_util.go
+ * IsPodUpdated and GetTemplateGeneration; update.go findUpdatedPodsOnNode).
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  CONTROLLER_REVISION_HASH_LABEL,
+  type DaemonSet,
+  POD_TEMPLATE_GENERATION_LABEL,
+  TEMPLATE_GENERATION_ANNOTATION,
+} from './daemon-set.ts';
+import { isPodTerminating } from './pod-availability.ts';
+
+/**
+ * True when `pod` runs the current revision: its controller-revision-hash label equals
+ * `currentHash`, or (for pods of old controllers) its pod-template-generation label equals the
+ * DaemonSet's deprecated template-generation annotation (upstream IsPodUpdated).
+ */
+export function isPodUpdated(pod: Readonly<V1Pod>, currentHash: string, ds: Readonly<DaemonSet>): boolean {
+  const labels = pod.metadata?.labels ?? {};
+  const generation = templateGeneration(ds);
+  const templateMatches = generation !== undefined && labels[POD_TEMPLATE_GENERATION_LABEL] === generation;
+  const hashMatches = currentHash !== '' && labels[CONTROLLER_REVISION_HASH_LABEL] === currentHash;
+  return hashMatches || templateMatches;
+}
+
+/** The DaemonSet's template generation annotation when it parses as an integer (upstream GetTemplateGeneration). */
+function templateGeneration(ds: Readonly<DaemonSet>): string | undefined {
+  const value = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
+  return value !== undefined && /^-?\d+$/.test(value) ? String(Number.parseInt(value, 10)) : undefined;
+}
+
+/** The non-terminating pods of one node split by revision, or `ok: false` when either has several. */
+export type UpdatedPodsOnNode =
+  | { ok: true; newPod: V1Pod | undefined; oldPod: V1Pod | undefined }
+  | { ok: false };
+
+/**
+ * The one new and one old non-terminating pod on a node (upstream findUpdatedPodsOnNode); not ok
+ * when there are several of either, which the pair plan prunes first.
+ */
+export function findUpdatedPodsOnNode(
+  ds: Readonly<DaemonSet>,
+  pods: readonly V1Pod[],
+  currentHash: string,
+): UpdatedPodsOnNode {
+  let newPod: V1Pod | undefined;
+  let oldPod: V1Pod | undefined;
+  for (const pod of pods) {
+    if (isPodTerminating(pod)) continue;
+    if (isPodUpdated(pod, currentHash, ds)) {
+      if (newPod !== undefined) return { ok: false };
+      newPod = pod;
+    } else {
+      if (oldPod !== undefined) return { ok: false };
+      oldPod = pod;
+    }
+  }
+  return { ok: true, newPod, oldPod };
+}

@@ -1,0 +1,183 @@
+/**
+ * Beyond upstream: `Progressing` and `Available` conditions on a DaemonSet, driven by
+ * progressDeadlineSeconds, with Deployment's semantics (pkg/controller/deployment/progress.go
+ * syncRolloutStatus and deployment/util DeploymentComplete / DeploymentProgressing /
+ * DeploymentTimedOut).
+ *
+ * DaemonSetCondition has no lastUpdateTime (and the API server prunes unknown status fields of
+ * apps/v1), so the Progressing condition's lastTransitionTime records the last progress: it is
+ * restamped whenever the rollout makes progress, and the deadline runs from it.
+ */
+import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
+import type { DaemonSet } from './daemon-set.ts';
+import { rolloutExtensionsOf } from './extensions.ts';
+import { timestampMillis } from './pod-availability.ts';
+import { isRollingUpdate, rolloutBudget } from './rollout-budget.ts';
+
+/** Condition types and reasons everynode writes. */
+export const PROGRESSING = 'Progressing';
+export const AVAILABLE = 'Available';
+export const REASON_NEW_REVISION_AVAILABLE = 'NewRevisionAvailable';
+export const REASON_DAEMONSET_UPDATED = 'DaemonSetUpdated';
+export const REASON_PROGRESS_DEADLINE_EXCEEDED = 'ProgressDeadlineExceeded';
+export const REASON_PAUSED = 'DaemonSetPaused';
+export const REASON_MINIMUM_AVAILABLE = 'MinimumPodsAvailable';
+export const REASON_MINIMUM_UNAVAILABLE = 'MinimumPodsUnavailable';
+
+/**
+ * The status conditions for `next` (the freshly counted status): without progressDeadlineSeconds
+ * the DaemonSet's current conditions unchanged; with it, other condition types kept plus
+ * - Available: True when numberAvailable ≥ desired − maxUnavailable (0 for OnDelete);
+ * - Progressing: True/NewRevisionAvailable when every desired node runs an available pod of the
+ *   current revision; Unknown/DaemonSetPaused while paused; True/DaemonSetUpdated (restamped) when
+ *   the counts moved towards that since the stored status or the generation changed;
+ *   False/ProgressDeadlineExceeded once progressDeadlineSeconds passed without progress.
+ * A condition whose status and reason do not change keeps its lastTransitionTime.
+ */
+export function progressConditions(
+  ds: Readonly<DaemonSet>,
+  next: Readonly<V1DaemonSetStatus>,
+  now: Date,
+): V1DaemonSetCondition[] {
+  const previous = ds.status?.conditions ?? [];
+  const { progressDeadlineSeconds } = rolloutExtensionsOf(ds);
+  if (progressDeadlineSeconds === undefined) return [...previous];
+  const others = previous.filter((c) => c.type !== PROGRESSING && c.type !== AVAILABLE);
+  return [
+    ...others,
+    progressingCondition(ds, next, now, progressDeadlineSeconds),
+    availableCondition(ds, next, now),
+  ];
+}
+
+function availableCondition(
+  ds: Readonly<DaemonSet>,
+  next: Readonly<V1DaemonSetStatus>,
+  now: Date,
+): V1DaemonSetCondition {
+  const desired = next.desiredNumberScheduled;
+  const maxUnavailable = isRollingUpdate(ds) ? rolloutBudget(ds, desired).maxUnavailable : 0;
+  const ok = (next.numberAvailable ?? 0) >= desired - maxUnavailable;
+  return condition(
+    ds,
+    now,
+    AVAILABLE,
+    ok ? 'True' : 'False',
+    ok ? REASON_MINIMUM_AVAILABLE : REASON_MINIMUM_UNAVAILABLE,
+    ok ? 'DaemonSet has minimum availability.' : 'DaemonSet does not have minimum availability.',
+  );
+}
+
+function progressingCondition(
+  ds: Readonly<DaemonSet>,
+  next: Readonly<V1DaemonSetStatus>,
+  now: Date,
+  deadlineSeconds: number,
+): V1DaemonSetCondition {
+  const name = ds.metadata?.name ?? '';
+  if (isComplete(next)) {
+    const message = `DaemonSet "${name}" has successfully progressed.`;
+    return condition(ds, now, PROGRESSING, 'True', REASON_NEW_REVISION_AVAILABLE, message);
+  }
+  if (isRollingUpdate(ds) && rolloutExtensionsOf(ds).paused) {
+    return condition(
+      ds,
+      now,
+      PROGRESSING,
+      'Unknown',
+      REASON_PAUSED,
+      `DaemonSet "${name}" rollout is paused.`,
+    );
+  }
+  return rolloutProgress(ds, next, now, deadlineSeconds);
+}
+
+/** An incomplete, unpaused rollout: restamped on progress, timed out after the deadline. */
+function rolloutProgress(
+  ds: Readonly<DaemonSet>,
+  next: Readonly<V1DaemonSetStatus>,
+  now: Date,
+  deadlineSeconds: number,
+): V1DaemonSetCondition {
+  const name = ds.metadata?.name ?? '';
+  const prev = findCondition(ds, PROGRESSING);
+  if (prev === undefined || prev.reason === REASON_PAUSED || madeProgress(ds, next)) {
+    const message = `DaemonSet "${name}" is progressing.`;
+    return {
+      type: PROGRESSING,
+      status: 'True',
+      reason: REASON_DAEMONSET_UPDATED,
+      message,
+      lastTransitionTime: now,
+    };
+  }
+  // Deployment's DeploymentTimedOut never fires for a completed rollout nor twice.
+  if (prev.reason === REASON_NEW_REVISION_AVAILABLE || prev.status !== 'True') return prev;
+  const since = timestampMillis(prev.lastTransitionTime) ?? now.getTime();
+  // DeploymentTimedOut: last progress + deadline strictly before now.
+  if (since + deadlineSeconds * 1000 < now.getTime()) {
+    const message = `DaemonSet "${name}" has timed out progressing.`;
+    return condition(ds, now, PROGRESSING, 'False', REASON_PROGRESS_DEADLINE_EXCEEDED, message);
+  }
+  return prev;
+}
+
+/** Every desired node runs an available pod of the current revision (Deployment's DeploymentComplete). */
+function isComplete(next: Readonly<V1DaemonSetStatus>): boolean {
+  const desired = next.desiredNumberScheduled;
+  return (
+    next.updatedNumberScheduled === desired &&
+    next.numberAvailable === desired &&
+    next.currentNumberScheduled === desired
+  );
+}
+
+/** The counts moved towards completion since the stored status, or a new generation is being rolled. */
+function madeProgress(ds: Readonly<DaemonSet>, next: Readonly<V1DaemonSetStatus>): boolean {
+  const prev = ds.status;
+  if (prev === undefined || (prev.observedGeneration ?? 0) !== (next.observedGeneration ?? 0)) return true;
+  return (
+    (next.updatedNumberScheduled ?? 0) > (prev.updatedNumberScheduled ?? 0) ||
+    (next.numberAvailable ?? 0) > (prev.numberAvailable ?? 0) ||
+    next.currentNumberScheduled > prev.currentNumberScheduled ||
+    next.numberReady > prev.numberReady
+  );
+}
+
+/**
+ * Seconds until the Progressing condition of `status` would time out (at least 1), or undefined
+ * when it cannot (no deadline, complete, paused, already timed out).
+ */
+export function secondsUntilProgressDeadline(
+  ds: Readonly<DaemonSet>,
+  status: Readonly<V1DaemonSetStatus>,
+  now: Date,
+): number | undefined {
+  const { progressDeadlineSeconds } = rolloutExtensionsOf(ds);
+  const progressing = status.conditions?.find((c) => c.type === PROGRESSING);
+  if (progressDeadlineSeconds === undefined || progressing?.reason !== REASON_DAEMONSET_UPDATED)
+    return undefined;
+  const since = timestampMillis(progressing.lastTransitionTime) ?? now.getTime();
+  const remainingMillis = since + progressDeadlineSeconds * 1000 - now.getTime();
+  return Math.max(1, Math.floor(remainingMillis / 1000) + 1);
+}
+
+function findCondition(ds: Readonly<DaemonSet>, type: string): V1DaemonSetCondition | undefined {
+  return ds.status?.conditions?.find((c) => c.type === type);
+}
+
+/** A condition, keeping the previous lastTransitionTime when its status and reason are unchanged. */
+function condition(
+  ds: Readonly<DaemonSet>,
+  now: Date,
+  type: string,
+  status: string,
+  reason: string,
+  message: string,
+): V1DaemonSetCondition {
+  const prev = findCondition(ds, type);
+  const unchanged = prev !== undefined && prev.status === status && prev.reason === reason;
+  const lastTransitionTime =
+    unchanged && prev.lastTransitionTime !== undefined ? prev.lastTransitionTime : now;
+  return { type, status, reason, message, lastTransitionTime };
+}
