@@ -18,6 +18,13 @@ import { daemonPodTolerations } from './tolerations.ts';
 /** The field key node-affinity `matchFields` use to pin a pod to one node (metav1.ObjectNameField). */
 export const NODE_NAME_FIELD = 'metadata.name';
 
+/**
+ * Label everynode puts on every pod it creates, naming the node the pod is for (see
+ * {@link nodeLabelValue}), so the pods of one (DaemonSet, node) pair are one LIST by labels even
+ * before the scheduler binds them, when `spec.nodeName` is still empty (beyond upstream).
+ */
+export const NODE_LABEL = 'everynode.dev/node';
+
 const MAX_NAME = 63;
 const SUFFIX_LENGTH = 10;
 
@@ -73,6 +80,18 @@ export function daemonPodName(dsName: string, nodeName: string, revisionHash: st
   return [dsPart, nodePart, suffix].filter((part) => part !== '').join('-');
 }
 
+/**
+ * The {@link NODE_LABEL} value for `nodeName`: the name itself when it is a valid label value (a
+ * node name is a DNS-1123 subdomain, so when it has at most 63 characters), else `h-` and the
+ * 16 hex digits of its FNV-1a 64 hash (long names cannot be label values; a collision would only
+ * make a pair's LIST return another node's pods, which the pair plan filters by target node).
+ */
+export function nodeLabelValue(nodeName: string): string {
+  if (nodeName.length <= MAX_NAME && /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/.test(nodeName))
+    return nodeName;
+  return `h-${fnv1a64(nodeName).toString(16).padStart(16, '0')}`;
+}
+
 /** The single required term that pins a pod to `nodeName`. */
 function pinningTerm(nodeName: string): V1NodeSelectorTerm {
   return { matchFields: [{ key: NODE_NAME_FIELD, operator: 'In', values: [nodeName] }] };
@@ -103,13 +122,18 @@ export interface DaemonPodOptions {
   annotations?: Record<string, string>;
 }
 
-/** The pod labels: template labels, pod-template-generation, controller-revision-hash, ds uid. */
-function daemonPodLabels(ds: Readonly<DaemonSet>, revisionHash: string): Record<string, string> {
+/** The pod labels: template labels, pod-template-generation, controller-revision-hash, ds uid, node. */
+function daemonPodLabels(
+  ds: Readonly<DaemonSet>,
+  revisionHash: string,
+  nodeName: string,
+): Record<string, string> {
   const labels: Record<string, string> = { ...ds.spec?.template.metadata?.labels };
   const generation = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
   if (generation !== undefined) labels[POD_TEMPLATE_GENERATION_LABEL] = generation;
   if (revisionHash !== '') labels[CONTROLLER_REVISION_HASH_LABEL] = revisionHash;
   labels[DAEMONSET_UID_LABEL] = ds.metadata?.uid ?? '';
+  labels[NODE_LABEL] = nodeLabelValue(nodeName);
   return labels;
 }
 
@@ -127,7 +151,7 @@ function daemonPodSpec(ds: Readonly<DaemonSet>, nodeName: string): V1PodSpec {
  * The pod `ds` runs on `nodeName` at revision `revisionHash`, ready to create: named by
  * {@link daemonPodName}, in the DaemonSet's namespace, with the template's labels (plus
  * pod-template-generation when the DaemonSet carries the deprecated generation annotation,
- * controller-revision-hash and everynode.dev/daemonset-uid), annotations (plus
+ * controller-revision-hash, everynode.dev/daemonset-uid and everynode.dev/node), annotations (plus
  * `options.annotations`) and finalizers, a controller ownerReference with blockOwnerDeletion, and
  * the template spec with the automatic tolerations and the required node affinity replaced by
  * `matchFields metadata.name In [nodeName]` (preferred terms kept, `nodeName` empty).
@@ -147,7 +171,7 @@ export function daemonPodFor(
     metadata: {
       name: daemonPodName(ds.metadata?.name ?? '', nodeName, revisionHash, options.attempt ?? 0),
       namespace: ds.metadata?.namespace ?? 'default',
-      labels: daemonPodLabels(ds, revisionHash),
+      labels: daemonPodLabels(ds, revisionHash, nodeName),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ...(finalizers && finalizers.length > 0 ? { finalizers: [...finalizers] } : {}),
       ownerReferences: [controllerRefFor(ds)],

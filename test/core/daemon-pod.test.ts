@@ -1,6 +1,13 @@
 import type { V1Affinity, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { daemonPodFor, daemonPodName, pinToNode, targetNodeName } from '../../lib/core/daemon-pod.ts';
+import {
+  daemonPodFor,
+  daemonPodName,
+  NODE_LABEL,
+  nodeLabelValue,
+  pinToNode,
+  targetNodeName,
+} from '../../lib/core/daemon-pod.ts';
 import { automaticTolerations } from '../../lib/core/tolerations.ts';
 import { aDaemonSet, aPod } from '../builders.ts';
 
@@ -86,6 +93,7 @@ describe('daemonPodFor', () => {
       'pod-template-generation': '3',
       'controller-revision-hash': 'rev1',
       'everynode.dev/daemonset-uid': 'uid-ds-agent',
+      'everynode.dev/node': 'node-1',
     });
   });
 
@@ -133,6 +141,33 @@ describe('daemonPodFor', () => {
 
   it('is deterministic', () => {
     expect(daemonPodFor(ds, 'node-1', 'rev1')).toEqual(daemonPodFor(ds, 'node-1', 'rev1'));
+  });
+});
+
+describe('nodeLabelValue', () => {
+  const long = `${'a'.repeat(60)}.example.internal`;
+  it.each([
+    {
+      name: 'a short node name is its own value',
+      node: 'ip-10-0-1-23.ec2.internal',
+      expected: 'ip-10-0-1-23.ec2.internal',
+    },
+    { name: 'a 63-character name is its own value', node: 'n'.repeat(63), expected: 'n'.repeat(63) },
+  ])('$name', ({ node, expected }) => {
+    expect(nodeLabelValue(node)).toBe(expected);
+  });
+
+  it('hashes a name longer than a label value may be, deterministically and distinctly', () => {
+    const value = nodeLabelValue(long);
+    expect(value).toMatch(/^h-[0-9a-f]{16}$/);
+    expect(nodeLabelValue(long)).toBe(value);
+    expect(nodeLabelValue(`${long}x`)).not.toBe(value);
+  });
+
+  it('labels the daemon pod with the value for its node', () => {
+    expect(daemonPodFor(aDaemonSet('plain'), long, 'h').metadata?.labels?.[NODE_LABEL]).toBe(
+      nodeLabelValue(long),
+    );
   });
 });
 
