@@ -1,0 +1,215 @@
+/**
+ * Create, update and in-process mutate of the ClusterStore, following the generic registry
+ * (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go Create/Update and
+ * rest.BeforeCreate/BeforeUpdate): server-owned metadata, strategies, validation, optimistic
+ * concurrency, no-op writes that keep the resourceVersion.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { SimApiError } from './api-error.ts';
+import { validateCreate, validateUpdate } from './object-validation.ts';
+import { type ResourceKey, resourceByKey } from './resources.ts';
+import type { StoreCore } from './store-core.ts';
+import { asRecord, cloneJson, formatTime, jsonEqual, toWireJson } from './store-json.ts';
+import { prepareForCreate, prepareForUpdate, statusUpdateOf, strategyOf } from './store-strategy.ts';
+import type { CreateOptions, KubeObject, UpdateOptions } from './store-types.ts';
+
+/** Characters of generated name suffixes (apiserver/pkg/storage/names, utilrand.String). */
+const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** `generateName` + 5 random characters, the prefix cut to 58 (names.SimpleNameGenerator). */
+function generateName(prefix: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i += 1) suffix += suffixAlphabet.charAt(randomInt(suffixAlphabet.length));
+  return `${prefix.slice(0, 58)}${suffix}`;
+}
+
+/** Copies `input` as wire JSON and checks its apiVersion/kind against the resource (defaulting them). */
+export function normalizeInput(key: ResourceKey, input: Readonly<KubeObject>): KubeObject {
+  const obj = toWireJson(input) as KubeObject;
+  const resource = resourceByKey(key);
+  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+  if (obj.apiVersion && obj.apiVersion !== apiVersion) {
+    throw SimApiError.badRequest(
+      `the API version in the data (${obj.apiVersion}) does not match the expected API version (${apiVersion})`,
+    );
+  }
+  if (obj.kind && obj.kind !== resource.kind) {
+    throw SimApiError.badRequest(
+      `the kind in the data (${obj.kind}) does not match the expected kind (${resource.kind})`,
+    );
+  }
+  obj.apiVersion = apiVersion;
+  obj.kind = resource.kind;
+  obj.metadata = obj.metadata ?? {};
+  if (!resource.namespaced) delete obj.metadata.namespace;
+  return obj;
+}
+
+/** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
+function admitNamespace(core: StoreCore, key: ResourceKey, obj: Readonly<KubeObject>): void {
+  const resource = resourceByKey(key);
+  const namespace = obj.metadata.namespace;
+  if (!resource.namespaced || !namespace) return;
+  const ns = core.find('namespaces', undefined, namespace);
+  if (!ns) throw SimApiError.notFound({ plural: 'namespaces', group: '' }, namespace);
+  if (ns.metadata.deletionTimestamp) {
+    throw SimApiError.forbidden(
+      resource,
+      obj.metadata.name ?? '',
+      `unable to create new content in namespace ${namespace} because it is being terminated`,
+      {
+        reason: 'NamespaceTerminating',
+        message: `namespace ${namespace} is being terminated`,
+        field: 'metadata.namespace',
+      },
+    );
+  }
+}
+
+/** Creates an object; returns the stored (frozen) object, or the would-be object on dry run. */
+export function createObject(
+  core: StoreCore,
+  key: ResourceKey,
+  input: Readonly<KubeObject>,
+  options: Readonly<CreateOptions> = {},
+): KubeObject {
+  const obj = normalizeInput(key, input);
+  const meta = obj.metadata;
+  if (meta.resourceVersion)
+    throw SimApiError.internal('resourceVersion should not be set on objects to be created');
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  meta.uid = randomUUID();
+  meta.creationTimestamp = formatTime(core.now()) as unknown as Date;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.managedFields;
+  prepareForCreate(key, obj);
+  admitNamespace(core, key, obj);
+  validateCreate(key, obj);
+  if (core.find(key, meta.namespace, meta.name ?? '')) {
+    throw SimApiError.alreadyExists(resourceByKey(key), meta.name ?? '');
+  }
+  if (options.dryRun) return obj;
+  return core.put(key, obj, undefined);
+}
+
+/** Keeps the server-owned metadata of the stored object on an update. */
+function keepServerMetadata(obj: KubeObject, old: Readonly<KubeObject>): void {
+  const meta = obj.metadata;
+  meta.uid = old.metadata.uid;
+  meta.creationTimestamp = old.metadata.creationTimestamp;
+  meta.generation = old.metadata.generation;
+  if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (old.metadata.deletionGracePeriodSeconds !== undefined) {
+    meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+  } else delete meta.deletionGracePeriodSeconds;
+  if (old.metadata.generation === undefined) delete meta.generation;
+}
+
+/**
+ * Writes `next` over `old` unless nothing changed (then returns `old`, resourceVersion kept). An
+ * object being deleted whose last finalizer is gone and whose grace period is 0 is deleted instead
+ * (Store.shouldDeleteDuringUpdate).
+ */
+export function commitUpdate(
+  core: StoreCore,
+  key: ResourceKey,
+  next: KubeObject,
+  old: KubeObject,
+  dryRun = false,
+): KubeObject {
+  next.metadata.resourceVersion = old.metadata.resourceVersion;
+  if (jsonEqual(next, old)) return old;
+  if (dryRun) return next;
+  const meta = next.metadata;
+  const specFinalizers = key === 'namespaces' ? asRecord(next.spec)?.finalizers : undefined;
+  const emptied =
+    (meta.finalizers ?? []).length === 0 && !(Array.isArray(specFinalizers) && specFinalizers.length > 0);
+  if (meta.deletionTimestamp && emptied && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
+    return core.remove(key, old, next);
+  }
+  return core.put(key, next, old);
+}
+
+/** Finds the stored object an update targets, or throws 404. */
+function existingFor(core: StoreCore, key: ResourceKey, obj: Readonly<KubeObject>): KubeObject | undefined {
+  return core.find(key, obj.metadata.namespace, obj.metadata.name ?? '');
+}
+
+/** Checks the optimistic-concurrency and uid preconditions of an update (409 Conflict). */
+function checkPreconditions(key: ResourceKey, obj: Readonly<KubeObject>, old: Readonly<KubeObject>): void {
+  const resource = resourceByKey(key);
+  const name = obj.metadata.name ?? '';
+  if (obj.metadata.uid && obj.metadata.uid !== old.metadata.uid) {
+    throw SimApiError.conflict(
+      resource,
+      name,
+      `Precondition failed: UID in precondition: ${obj.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
+    );
+  }
+  const rv = obj.metadata.resourceVersion;
+  if (rv && rv !== old.metadata.resourceVersion) {
+    throw SimApiError.conflict(
+      resource,
+      name,
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
+  }
+}
+
+/** Replaces an object (PUT), or only its status with `subresource: 'status'`; returns the stored result. */
+export function updateObject(
+  core: StoreCore,
+  key: ResourceKey,
+  input: Readonly<KubeObject>,
+  options: Readonly<UpdateOptions> = {},
+): KubeObject {
+  const obj = normalizeInput(key, input);
+  const old = existingFor(core, key, obj);
+  if (!old) {
+    if (strategyOf(key).allowCreateOnUpdate && !options.subresource) {
+      const { resourceVersion: _rv, ...meta } = obj.metadata;
+      return createObject(core, key, { ...obj, metadata: meta }, options);
+    }
+    throw SimApiError.notFound(resourceByKey(key), obj.metadata.name ?? '');
+  }
+  checkPreconditions(key, obj, old);
+  const next = options.subresource === 'status' ? statusUpdateOf(obj, old) : obj;
+  if (options.subresource !== 'status') {
+    keepServerMetadata(next, old);
+    prepareForUpdate(key, next, old);
+  }
+  validateUpdate(key, next, old);
+  return commitUpdate(core, key, next, old, options.dryRun);
+}
+
+/**
+ * In-process read-modify-write: `change` edits a copy of the stored object; returns the stored
+ * result, or undefined when the object does not exist. No conflict check, no validation; identity
+ * metadata is kept, generation follows spec changes, and a no-op change keeps the resourceVersion.
+ */
+export function mutateObject(
+  core: StoreCore,
+  key: ResourceKey,
+  namespace: string | undefined,
+  name: string,
+  change: (obj: KubeObject) => void,
+  options: Readonly<UpdateOptions> = {},
+): KubeObject | undefined {
+  const old = core.find(key, namespace, name);
+  if (!old) return undefined;
+  const draft = cloneJson(old);
+  change(draft);
+  const changed = toWireJson(draft);
+  const next = options.subresource === 'status' ? statusUpdateOf(changed, old) : changed;
+  keepServerMetadata(next, old);
+  next.metadata.finalizers = changed.metadata.finalizers;
+  if (next.metadata.finalizers === undefined) delete next.metadata.finalizers;
+  if (strategyOf(key).hasGeneration && options.subresource !== 'status') {
+    const { status: _s, metadata: _m, ...spec } = next;
+    const { status: _os, metadata: _om, ...oldSpec } = old;
+    if (!jsonEqual(spec, oldSpec)) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
+  }
+  return commitUpdate(core, key, next, old);
+}
