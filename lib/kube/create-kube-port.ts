@@ -1,0 +1,96 @@
+/**
+ * The adapter of the KubePort over `@kubernetes/client-node` 1.4.0.
+ */
+import { daemonSetOperations } from './daemon-set-operations.ts';
+import { kubeApisFor, type RequestHooks } from './kube-apis.ts';
+import type { KubeConnection } from './kube-connection.ts';
+import type { KubePort, WatchEvent, WatchedObjects, WatchedResource, WatchOptions } from './kube-port.ts';
+import { type WatchRequest, watchEvents } from './kube-watch.ts';
+import { DEFAULT_MANAGED_KIND, type ManagedKind, managedResourceOf } from './managed-kind.ts';
+import type { ModelName } from './object-codec.ts';
+import { podOperations } from './pod-operations.ts';
+import { RequestBudget } from './request-budget.ts';
+import { processRequestCounter, type RequestCounter } from './request-counter.ts';
+import { revisionOperations } from './revision-operations.ts';
+
+/** How to build the adapter. */
+export interface KubePortOptions {
+  readonly connection: KubeConnection;
+  /** The DaemonSet resource managed (default everynode.dev/v1). */
+  readonly managedKind?: ManagedKind;
+  /** The process's request budget; by default 50 requests/s with a burst of 100. Share one per process. */
+  readonly budget?: RequestBudget;
+  /** Where requests are counted; by default the process counter. */
+  readonly counter?: RequestCounter;
+  /** The User-Agent of every request (default `everynode`); one per component, e.g. `everynode/reconcile`. */
+  readonly userAgent?: string;
+}
+
+const watchTargets: Record<
+  Exclude<WatchedResource, 'daemonsets'>,
+  { base: string; model: ModelName; kind: string }
+> = {
+  nodes: { base: '/api/v1', model: 'V1Node', kind: 'Node' },
+  pods: { base: '/api/v1', model: 'V1Pod', kind: 'Pod' },
+};
+
+function watchRequestFor(
+  resource: WatchedResource,
+  kind: ManagedKind,
+  options: Readonly<WatchOptions>,
+): WatchRequest {
+  const { group, version } = managedResourceOf(kind);
+  const target =
+    resource === 'daemonsets'
+      ? {
+          base: `/apis/${group}/${version}`,
+          model: 'V1DaemonSet' as const,
+          kind: 'DaemonSet',
+          apiVersion: kind,
+        }
+      : { ...watchTargets[resource], apiVersion: 'v1' };
+  // Nodes are cluster-scoped; the others are watched in one namespace or in all of them.
+  const scope =
+    options.namespace && resource !== 'nodes' ? `/namespaces/${encodeURIComponent(options.namespace)}` : '';
+  return {
+    path: `${target.base}${scope}/${resource}`,
+    query: {
+      resourceVersion: options.resourceVersion,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      timeoutSeconds: options.timeoutSeconds === undefined ? undefined : String(options.timeoutSeconds),
+    },
+    model: target.model,
+    apiVersion: target.apiVersion,
+    kind: target.kind,
+    signal: options.signal,
+    doing: `watching ${resource}${scope ? ` in namespace ${options.namespace}` : ''} from resourceVersion ${options.resourceVersion}`,
+  };
+}
+
+/**
+ * The KubePort over `connection`: every request waits for `budget`, is counted by verb in
+ * `counter`, goes through the connection's keep-alive agent with fresh credentials, and fails with
+ * a typed error saying what was being done.
+ */
+export function createKubePort(options: Readonly<KubePortOptions>): KubePort {
+  const managedKind = options.managedKind ?? DEFAULT_MANAGED_KIND;
+  const hooks: RequestHooks = {
+    budget: options.budget ?? new RequestBudget({ requestsPerSecond: 50, burst: 100 }),
+    counter: options.counter ?? processRequestCounter,
+    userAgent: options.userAgent ?? 'everynode',
+  };
+  const apis = kubeApisFor(options.connection, hooks);
+  return {
+    managedKind,
+    ...daemonSetOperations(apis, managedKind),
+    ...podOperations(apis),
+    ...revisionOperations(apis),
+    watch<R extends WatchedResource>(resource: R, watchOptions: WatchOptions) {
+      const request = watchRequestFor(resource, managedKind, watchOptions);
+      return watchEvents<WatchedObjects[R]>(options.connection, hooks, request) as AsyncIterable<
+        WatchEvent<WatchedObjects[R]>
+      >;
+    },
+  };
+}

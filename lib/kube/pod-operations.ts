@@ -1,0 +1,87 @@
+/**
+ * The KubePort methods on pods and nodes, over client-node's CoreV1Api.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node';
+import { callOptions, type KubeApis } from './kube-apis.ts';
+import {
+  kubeCall,
+  kubeGet,
+  listParameters,
+  listResultOf,
+  readResourceVersion,
+  withKind,
+} from './kube-call.ts';
+import type { KubePort } from './kube-port.ts';
+
+type PodAndNodeMethods = Pick<
+  KubePort,
+  'getNode' | 'listNodes' | 'listPods' | 'createPod' | 'deletePod' | 'patchPodOwnerReferences'
+>;
+
+function nodeOf(pod: Readonly<V1Pod>): string {
+  const term =
+    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0];
+  return pod.spec?.nodeName ?? term?.matchFields?.[0]?.values?.[0] ?? '(unpinned)';
+}
+
+/** The pod and node methods of the port. */
+export function podOperations(apis: KubeApis): PodAndNodeMethods {
+  const { core } = apis;
+  return {
+    async getNode(name, options) {
+      // resourceVersion=0 (watch cache) only when the caller said a stale node is safe.
+      const query = readResourceVersion(options);
+      const node = await kubeGet(`reading node ${name}`, () =>
+        core.readNode({ name }, query ? callOptions({ query: { resourceVersion: query } }) : undefined),
+      );
+      return node && withKind(node, 'v1', 'Node');
+    },
+    async listNodes(options) {
+      const list = await kubeCall('listing nodes', () => core.listNode(listParameters(options)));
+      return listResultOf(list, 'v1', 'Node');
+    },
+    async listPods(options = {}) {
+      const { namespace } = options;
+      const where = namespace ? ` in namespace ${namespace}` : '';
+      const selector = [options.labelSelector, options.fieldSelector].filter(Boolean).join(' ');
+      const list = await kubeCall(`listing pods${where}${selector ? ` matching ${selector}` : ''}`, () =>
+        namespace
+          ? core.listNamespacedPod({ namespace, ...listParameters(options) })
+          : core.listPodForAllNamespaces(listParameters(options)),
+      );
+      return listResultOf(list, 'v1', 'Pod');
+    },
+    async createPod(pod) {
+      const namespace = pod.metadata?.namespace ?? 'default';
+      const doing = `creating pod ${namespace}/${pod.metadata?.name ?? '?'} for node ${nodeOf(pod)}`;
+      return withKind(
+        await kubeCall(doing, () => core.createNamespacedPod({ namespace, body: pod })),
+        'v1',
+        'Pod',
+      );
+    },
+    async deletePod(target, options = {}) {
+      const { namespace, name, uid, resourceVersion } = target;
+      const body = { preconditions: { uid, resourceVersion }, ...options };
+      await kubeCall(
+        `deleting pod ${namespace}/${name} (uid ${uid}, resourceVersion ${resourceVersion ?? 'any'})`,
+        () => core.deleteNamespacedPod({ name, namespace, body }),
+      );
+    },
+    async patchPodOwnerReferences(patch) {
+      const { namespace, name, uid, resourceVersion, ownerReferences } = patch;
+      // A merge patch replaces the whole list; uid and resourceVersion in the patch make the API
+      // server refuse it if the pod changed (as upstream controller_ref_manager's patches carry uid).
+      const body = { metadata: { uid, resourceVersion, ownerReferences } };
+      const owners = ownerReferences.map((ref) => `${ref.kind}/${ref.name}`).join(', ') || 'none';
+      const pod = await kubeCall(`setting the owners of pod ${namespace}/${name} to ${owners}`, () =>
+        core.patchNamespacedPod(
+          { name, namespace, body },
+          callOptions({ headers: { 'Content-Type': PatchStrategy.MergePatch } }),
+        ),
+      );
+      return withKind(pod, 'v1', 'Pod');
+    },
+  };
+}

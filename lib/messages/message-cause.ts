@@ -1,0 +1,86 @@
+/**
+ * Why a work message exists: the watch event, EC2 event, resync tick, replay or requeue that
+ * produced it. The cause is what makes two messages for the same target duplicates or not
+ * (see `messageDeduplicationId`), and it is kept for logs and metrics.
+ */
+import { z } from 'zod';
+
+/** The Kubernetes kinds whose watch events produce work. */
+export const watchedKinds = ['Node', 'Pod', 'DaemonSet'] as const;
+
+/** A kind whose watch events produce work. */
+export type WatchedKind = (typeof watchedKinds)[number];
+
+/** The watch event types that carry an object (BOOKMARK and ERROR never become work). */
+export const watchEventTypes = ['ADDED', 'MODIFIED', 'DELETED'] as const;
+
+/** The EC2 instance states of an `EC2 Instance State-change Notification`. */
+export const ec2InstanceStates = [
+  'pending',
+  'running',
+  'shutting-down',
+  'terminated',
+  'stopping',
+  'stopped',
+] as const;
+
+/**
+ * A watch event of the object named by `kind`, at `resourceVersion` — the version of the object
+ * the relay saw, so a duplicate of the same event (overlapping relays, a resent batch) is dropped
+ * by FIFO de-duplication while a later change of the same object is not.
+ */
+export const watchCauseSchema = z.object({
+  type: z.literal('watch'),
+  event: z.enum(watchEventTypes),
+  kind: z.enum(watchedKinds),
+  resourceVersion: z.string().min(1),
+});
+
+/** An EC2 instance state change, identified by its EventBridge event id. */
+export const ec2CauseSchema = z.object({
+  type: z.literal('ec2'),
+  eventId: z.string().min(1),
+  instanceId: z.string().regex(/^i-[0-9a-f]+$/, 'expected an EC2 instance id such as i-0123456789abcdef0'),
+  state: z.enum(ec2InstanceStates),
+});
+
+/** A scheduled re-check of everything; `at` is the schedule tick, so each tick is distinct work. */
+export const resyncCauseSchema = z.object({
+  type: z.literal('resync'),
+  at: z.iso.datetime({ offset: true }),
+});
+
+/**
+ * An archived trigger replayed (EventBridge `StartReplay`, or the local journal): `replayName`
+ * names the replay and `eventId` the replayed event, so a replay is never de-duplicated against
+ * the original event, nor against another replay of the same window.
+ */
+export const replayCauseSchema = z.object({
+  type: z.literal('replay'),
+  replayName: z.string().min(1),
+  eventId: z.string().min(1),
+});
+
+/**
+ * Work the reconciler sent itself, delayed: waiting for a terminating pod, failed-pod backoff,
+ * minReadySeconds, a 429. `requestedAt` makes every requeue distinct work, so a second wait for the
+ * same reason within five minutes is not dropped as a duplicate of the first.
+ */
+export const requeueCauseSchema = z.object({
+  type: z.literal('requeue'),
+  reason: z.string().min(1).max(256),
+  attempt: z.number().int().nonnegative().optional(),
+  requestedAt: z.iso.datetime({ offset: true }),
+});
+
+/** Every cause of a work message, told apart by `type`. */
+export const messageCauseSchema = z.discriminatedUnion('type', [
+  watchCauseSchema,
+  ec2CauseSchema,
+  resyncCauseSchema,
+  replayCauseSchema,
+  requeueCauseSchema,
+]);
+
+/** Why a work message exists. */
+export type MessageCause = z.infer<typeof messageCauseSchema>;

@@ -1,0 +1,88 @@
+/**
+ * Triggers: the events on the `everynode` EventBridge bus that the router turns into work
+ * messages (DESIGN.md §3) — the relay's Kubernetes watch events, EC2 instance state changes
+ * forwarded from the default bus, and scheduled resyncs. Each is an EventBridge event; the ingress
+ * queue receives that event JSON as its message body.
+ */
+import { z } from 'zod';
+import { ec2InstanceStates, watchEventTypes, watchedKinds } from './message-cause.ts';
+
+/** `source` of the events the relay publishes. */
+export const RELAY_SOURCE = 'everynode.relay';
+/** `source` of everynode's scheduled events. */
+export const SCHEDULER_SOURCE = 'everynode.scheduler';
+/** `detail-type` of a relayed Kubernetes watch event. */
+export const WATCH_DETAIL_TYPE = 'Kubernetes Watch Event';
+/** `detail-type` of a resync request (the schedule, or the relay after a 410 relist). */
+export const RESYNC_DETAIL_TYPE = 'Everynode Resync';
+/** `source` and `detail-type` of EC2 instance state changes (AWS's, on the default bus). */
+export const EC2_SOURCE = 'aws.ec2';
+export const EC2_STATE_CHANGE_DETAIL_TYPE = 'EC2 Instance State-change Notification';
+/** `source` and `detail-type` of a classic EventBridge schedule rule, also accepted as a resync. */
+export const SCHEDULED_EVENT_SOURCE = 'aws.events';
+export const SCHEDULED_EVENT_DETAIL_TYPE = 'Scheduled Event';
+
+/** The EventBridge event envelope, with `replay-name` present on events replayed from the archive. */
+export const eventBridgeEnvelopeSchema = z.object({
+  version: z.string().optional(),
+  id: z.string().min(1),
+  'detail-type': z.string().min(1),
+  source: z.string().min(1),
+  account: z.string().optional(),
+  time: z.iso.datetime({ offset: true }),
+  region: z.string().optional(),
+  resources: z.array(z.string()).optional(),
+  detail: z.unknown(),
+  'replay-name': z.string().min(1).optional(),
+});
+
+/**
+ * The detail of a relayed watch event: the identity of the object and what the router needs to
+ * name its work, not the whole object (EventBridge bills per 64 KB, and the reconciler reads the
+ * object anyway).
+ */
+export const watchEventDetailSchema = z.object({
+  v: z.literal(1),
+  event: z.enum(watchEventTypes),
+  kind: z.enum(watchedKinds),
+  apiVersion: z.string().min(1),
+  name: z.string().min(1),
+  namespace: z.string().min(1).optional(),
+  uid: z.string().min(1),
+  resourceVersion: z.string().min(1),
+  /** Pods: their controller, so the router can name the DaemonSet of the pair. */
+  controller: z
+    .object({ apiVersion: z.string(), kind: z.string(), name: z.string().min(1), uid: z.string().min(1) })
+    .optional(),
+  /** Pods: the node they run on or are pinned to (`targetNodeName`). */
+  nodeName: z.string().min(1).optional(),
+});
+
+/** The detail of a relayed watch event. */
+export type WatchEventDetail = z.infer<typeof watchEventDetailSchema>;
+
+/** The detail of an EC2 Instance State-change Notification. */
+export const ec2StateChangeDetailSchema = z.object({
+  'instance-id': z.string().regex(/^i-[0-9a-f]+$/),
+  state: z.enum(ec2InstanceStates),
+});
+
+/** The detail of a resync request; `scope` limits it to one DaemonSet, when given. */
+export const resyncDetailSchema = z.object({
+  v: z.literal(1).optional(),
+  reason: z.string().optional(),
+  scope: z.object({ namespace: z.string().min(1), name: z.string().min(1) }).optional(),
+});
+
+/** What every trigger carries: its EventBridge id and time, and the replay that resent it, if any. */
+interface TriggerBase {
+  eventId: string;
+  time: string;
+  replayName?: string;
+}
+
+/** A trigger, parsed and told apart by `type`. */
+export type Trigger =
+  | (TriggerBase & { type: 'watch'; watch: WatchEventDetail })
+  | (TriggerBase & { type: 'ec2'; instanceId: string; state: (typeof ec2InstanceStates)[number] })
+  | (TriggerBase & { type: 'resync'; reason?: string; scope?: { namespace: string; name: string } });

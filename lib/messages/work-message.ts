@@ -1,0 +1,76 @@
+/**
+ * The work messages of the FIFO work queue (DESIGN.md §3), version 1: `pair` makes one
+ * (DaemonSet, node) pair right, `daemonset` runs the DaemonSet-wide steps, `node` fans out the
+ * pairs of one node for every managed DaemonSet. Unknown fields are ignored, so a later version 1
+ * writer may add optional fields; anything else needs `v: 2`.
+ */
+import { z } from 'zod';
+import { managedKinds } from '../kube/managed-kind.ts';
+import { messageCauseSchema } from './message-cause.ts';
+import { pairHintsSchema } from './pair-hints.ts';
+
+/** The message format version this code writes and reads. */
+export const WORK_MESSAGE_VERSION = 1;
+
+/** The kinds of work message. */
+export const workMessageKinds = ['pair', 'daemonset', 'node'] as const;
+
+/** A kind of work message. */
+export type WorkMessageKind = (typeof workMessageKinds)[number];
+
+// Names are Kubernetes object names (DNS subdomains, at most 253 characters).
+const objectName = z.string().min(1).max(253);
+
+const common = {
+  v: z.literal(WORK_MESSAGE_VERSION),
+  cause: messageCauseSchema,
+  /** The managed kind the sender meant; the handler rejects a message for another kind. */
+  managedKind: z.enum(managedKinds).optional(),
+};
+
+/** Make the DaemonSet `daemonSet` right on node `node`. */
+export const pairMessageSchema = z.object({
+  ...common,
+  kind: z.literal('pair'),
+  daemonSet: z.object({ namespace: objectName, name: objectName, uid: z.string().min(1) }),
+  node: z.object({ name: objectName }),
+  hints: pairHintsSchema.optional(),
+});
+
+/** Run the DaemonSet-wide steps of `daemonSet`; without uid, of whichever DaemonSet has that name now. */
+export const daemonSetMessageSchema = z.object({
+  ...common,
+  kind: z.literal('daemonset'),
+  daemonSet: z.object({ namespace: objectName, name: objectName, uid: z.string().min(1).optional() }),
+});
+
+/** Make node `node` right for every managed DaemonSet. */
+export const nodeMessageSchema = z.object({
+  ...common,
+  kind: z.literal('node'),
+  node: z.object({ name: objectName }),
+});
+
+/** Every work message, told apart by `kind`. */
+export const workMessageSchema = z.discriminatedUnion('kind', [
+  pairMessageSchema,
+  daemonSetMessageSchema,
+  nodeMessageSchema,
+]);
+
+/** A `pair` work message. */
+export type PairMessage = z.infer<typeof pairMessageSchema>;
+/** A `daemonset` work message. */
+export type DaemonSetMessage = z.infer<typeof daemonSetMessageSchema>;
+/** A `node` work message. */
+export type NodeMessage = z.infer<typeof nodeMessageSchema>;
+/** Any work message. */
+export type WorkMessage = z.infer<typeof workMessageSchema>;
+
+/**
+ * The SQS body of `message`: its JSON after checking it against the schema, so that a sender
+ * never enqueues a message the reconciler would send to the DLQ. Throws a ZodError otherwise.
+ */
+export function formatWorkMessage(message: Readonly<WorkMessage>): string {
+  return JSON.stringify(workMessageSchema.parse(message));
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { RequestCounter, requestVerb } from '../../lib/kube/request-counter.ts';
+
+describe('requestVerb', () => {
+  it.each([
+    { method: 'GET', url: '/api/v1/nodes', verb: 'list' },
+    { method: 'GET', url: '/api/v1/nodes/n1', verb: 'get' },
+    { method: 'GET', url: '/api/v1/namespaces/ns/pods?labelSelector=a%3Db', verb: 'list' },
+    { method: 'GET', url: '/api/v1/namespaces/ns/pods/p1', verb: 'get' },
+    { method: 'GET', url: '/api/v1/namespaces/ns', verb: 'get' },
+    { method: 'GET', url: '/api/v1/namespaces', verb: 'list' },
+    { method: 'GET', url: '/api/v1/pods?watch=true&resourceVersion=5', verb: 'watch' },
+    { method: 'GET', url: 'https://h:6443/apis/apps/v1/namespaces/ns/daemonsets/ds/status', verb: 'get' },
+    { method: 'GET', url: '/apis/everynode.dev/v1/daemonsets', verb: 'list' },
+    { method: 'POST', url: '/api/v1/namespaces/ns/pods', verb: 'create' },
+    { method: 'PUT', url: '/apis/apps/v1/namespaces/ns/daemonsets/ds/status', verb: 'update' },
+    { method: 'PATCH', url: '/api/v1/namespaces/ns/pods/p1', verb: 'patch' },
+    { method: 'DELETE', url: '/api/v1/namespaces/ns/pods/p1', verb: 'delete' },
+    { method: 'DELETE', url: '/api/v1/namespaces/ns/pods', verb: 'deletecollection' },
+  ])('$method $url is $verb', ({ method, url, verb }) => {
+    expect(requestVerb(method, url)).toBe(verb);
+  });
+});
+
+describe('RequestCounter', () => {
+  it('counts by verb, totals, and drains', () => {
+    const counter = new RequestCounter();
+    counter.count('get');
+    counter.count('get');
+    counter.count('create');
+    expect(counter.snapshot()).toMatchObject({ get: 2, create: 1, list: 0 });
+    expect(counter.total()).toBe(3);
+    expect(counter.drain()).toMatchObject({ get: 2, create: 1 });
+    expect(counter.total()).toBe(0);
+  });
+});
