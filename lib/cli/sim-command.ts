@@ -1,0 +1,144 @@
+/**
+ * `everynode sim`: runs a simulated cluster (API server, scheduler, kubelets, node lifecycle, pod
+ * GC — no DaemonSet controller) until interrupted, and writes a kubeconfig for kubectl.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startSimCluster } from '../sim/start-sim-cluster.ts';
+
+/** Usage of `everynode sim`. */
+export const SIM_USAGE = `Usage: everynode sim [--port N] [--nodes N] [--kubeconfig PATH] [--seed N] [--time-scale X]
+
+Runs a simulated Kubernetes cluster on 127.0.0.1 until interrupted (Ctrl-C).
+  --port N          port of the API server (default 0: any free port)
+  --nodes N         nodes to start with: 0 = none, up to 6 = the seed nodes (worker-1, worker-ssd,
+                    master-1, cordoned-1, notready-1, gpu-dedicated), more = node-00001… (default 6)
+  --kubeconfig PATH where to write the kubeconfig (default: a file in the temp directory)
+  --seed N          seed of the fault injector (default 1)
+  --time-scale X    multiplies every simulated delay and grace period (default 1)
+`;
+
+/** A bad command line; the message is the one line to print. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The parsed options of `everynode sim`. */
+export interface SimCommandOptions {
+  readonly port: number;
+  readonly nodes: number;
+  readonly kubeconfigPath: string | undefined;
+  readonly seed: number;
+  readonly timeScale: number;
+  readonly help: boolean;
+}
+
+function integer(
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > max)
+    throw new UsageError(`--${flag} must be an integer from 0 to ${max}, got '${value}'`);
+  return n;
+}
+
+/** Parses the arguments after `sim`; throws UsageError with a one-line message when they are wrong. */
+export function parseSimArgs(args: readonly string[]): SimCommandOptions {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: 'string' },
+        nodes: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        seed: { type: 'string' },
+        'time-scale': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
+  }
+  const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const timeScale = Number(str('time-scale') ?? '1');
+  if (!Number.isFinite(timeScale) || timeScale <= 0) {
+    throw new UsageError(`--time-scale must be a number > 0, got '${str('time-scale')}'`);
+  }
+  return {
+    port: integer('port', str('port'), 0, 65535),
+    nodes: integer('nodes', str('nodes'), 6),
+    kubeconfigPath: str('kubeconfig'),
+    seed: integer('seed', str('seed'), 1),
+    timeScale,
+    help: values.help === true,
+  };
+}
+
+/** Where output goes, and what stops the cluster (SIGINT/SIGTERM when omitted). */
+export interface SimCommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly stopSignal?: AbortSignal;
+}
+
+const processIo: SimCommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Runs `everynode sim` with `args`; resolves to the exit code once the cluster has stopped. */
+export async function runSimCommand(args: readonly string[], io: SimCommandIo = processIo): Promise<number> {
+  let options: SimCommandOptions;
+  try {
+    options = parseSimArgs(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`everynode sim: ${error.message} (see everynode sim --help)\n`);
+    return 2;
+  }
+  if (options.help) {
+    io.stdout(SIM_USAGE);
+    return 0;
+  }
+  const kubeconfigPath = options.kubeconfigPath ?? join(tmpdir(), `everynode-sim-${process.pid}.kubeconfig`);
+  const cluster = await startSimCluster({
+    port: options.port,
+    nodes: options.nodes,
+    seed: options.seed,
+    kubeconfigPath,
+    timing: { timeScale: options.timeScale },
+  });
+  io.stdout(
+    `everynode sim: API server at ${cluster.url} with ${cluster.nodes.names().length} nodes\n` +
+      `kubeconfig written to ${kubeconfigPath}\n` +
+      `  export KUBECONFIG=${kubeconfigPath}\n` +
+      'Press Ctrl-C to stop.\n',
+  );
+  await untilStopped(io.stopSignal);
+  await cluster.stop();
+  io.stdout('everynode sim: stopped\n');
+  return 0;
+}
+
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal) {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+      return;
+    }
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Pod garbage collection of pods bound to nodes that do not exist (upstream
+ * pkg/controller/podgc/gc_controller.go gcOrphaned): after the quarantine time (scaled) the pod is
+ * marked Failed with `DisruptionTarget=True`, reason `DeletionByPodGC`, and force-deleted
+ * (grace period 0). The quarantine guards against a pod created just before its node, as upstream.
+ */
+import type { V1PodSpec } from '@kubernetes/client-node';
+import { addDisruptionTarget } from './node-lifecycle-eviction.ts';
+import { isGoneOrReplaced, type SimContext, type SimController } from './sim-context.ts';
+import { rfc3339, scaledMs } from './sim-timing.ts';
+import type { KubeObject, StoreEvent } from './store.ts';
+
+/** The pod garbage collector of a simulated cluster. */
+export class PodGarbageCollector implements SimController {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly ctx: SimContext) {}
+
+  start(): void {
+    this.unsubscribe = this.ctx.store.subscribe((event) => this.onEvent(event));
+    for (const pod of this.ctx.store.view('pods')) this.check(pod);
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  private onEvent(event: StoreEvent): void {
+    if (event.key === 'pods' && event.type !== 'DELETED') this.check(event.object);
+    if (event.key === 'nodes' && event.type === 'DELETED') {
+      const name = event.object.metadata.name ?? '';
+      for (const pod of this.ctx.store.view('pods', { fieldSelector: `spec.nodeName=${name}` }))
+        this.check(pod);
+    }
+  }
+
+  /** Queues a bound pod whose node is missing for collection once the quarantine has passed. */
+  private check(pod: Readonly<KubeObject>): void {
+    const nodeName = (pod.spec as V1PodSpec | undefined)?.nodeName;
+    if (!nodeName || this.ctx.store.peek('nodes', undefined, nodeName)) return;
+    const { uid = '', namespace = '', name = '' } = pod.metadata;
+    const at = this.ctx.now() + scaledMs(this.ctx.timing, this.ctx.timing.podGcQuarantineSeconds);
+    this.ctx.queue.schedule(`podgc/${uid}`, at, () => this.collect(uid, namespace, name, nodeName));
+  }
+
+  private collect(uid: string, namespace: string, name: string, nodeName: string): void {
+    const pod = this.ctx.store.peek('pods', namespace, name);
+    if (!pod || pod.metadata.uid !== uid || this.ctx.store.peek('nodes', undefined, nodeName)) return;
+    const now = rfc3339(this.ctx.now());
+    try {
+      this.ctx.store.mutate(
+        'pods',
+        namespace,
+        name,
+        (obj) => {
+          addDisruptionTarget(obj, 'DeletionByPodGC', 'PodGC: node no longer exists', now);
+          const status = obj.status as { phase?: string };
+          if (status.phase !== 'Succeeded' && status.phase !== 'Failed') status.phase = 'Failed';
+        },
+        { subresource: 'status' },
+      );
+      this.ctx.store.delete('pods', namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (error) {
+      if (!isGoneOrReplaced(error)) throw error;
+    }
+  }
+}
