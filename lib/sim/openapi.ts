@@ -5,8 +5,8 @@
  * staging/src/k8s.io/kubectl/pkg/cmd/apply/patcher.go buildStrategicMergePatchFromOpenAPIV3, which
  * needs the PATCH operation to accept application/strategic-merge-patch+json) and to learn that the
  * server validates fields itself (fieldValidation parameter of the PATCH operation,
- * staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go). /openapi/v2 is not
- * served: client-go reads it only as protobuf, and kubectl falls back cleanly when it is missing.
+ * staging/src/k8s.io/cli-runtime/pkg/resource/query_param_verifier_v3.go). /openapi/v2 (read
+ * as protobuf, for client-side validation of `kind: List` applies) is openapi-v2.ts.
  */
 import { createHash } from 'node:crypto';
 import { everynodeCrdVersion } from './crd.ts';
