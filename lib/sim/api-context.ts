@@ -39,6 +39,8 @@ export interface ServerState {
   readonly bookmarkIntervalMs: number;
   /** Open watch streams, closed when the server closes. */
   readonly watches: Set<() => void>;
+  /** Milliseconds a watch without timeoutSeconds stays open (drawn anew for each watch). */
+  readonly defaultWatchTimeoutMs: () => number;
 }
 
 /** One resource request being handled. */

@@ -43,7 +43,8 @@ async function deleteOptionsOf(ctx: HandlerContext): Promise<DeleteOptions> {
   }
   const orphanPolicy = orphan === undefined ? undefined : String(orphan) === 'true' ? 'Orphan' : 'Background';
   const preconditions = asRecord(body.preconditions);
-  const dryRun = dryRunOf(query) || (Array.isArray(body.dryRun) && body.dryRun.includes('All'));
+  const dryRun =
+    dryRunOf(query, 'DeleteOptions') || (Array.isArray(body.dryRun) && body.dryRun.includes('All'));
   return {
     ...(grace !== undefined ? { gracePeriodSeconds: Number(grace) } : {}),
     ...((policy ?? orphanPolicy)

@@ -1,14 +1,24 @@
 /**
- * GET of one object, POST, PUT and PATCH of the simulated API server (handlers/get.go, create.go,
- * update.go, patch.go in staging/src/k8s.io/apiserver/pkg/endpoints/handlers).
+ * GET of one object, POST and PUT of the simulated API server (handlers/get.go, create.go and
+ * update.go in staging/src/k8s.io/apiserver/pkg/endpoints/handlers), with server-side field
+ * validation of the body; PATCH is in api-patch.ts.
  */
 
 import { apiVersionOf, type HandlerContext } from './api-context.ts';
 import { SimApiError } from './api-error.ts';
-import { parseJsonBody, readBody, readBodyBytes, renderingFor, sendJson } from './api-response.ts';
+import {
+  enforceFieldValidation,
+  type FieldValidation,
+  fieldValidationOf,
+  strictBodyError,
+} from './api-field-validation.ts';
+import { parseJsonBody, readBodyBytes, renderingFor, sendJson } from './api-response.ts';
+import { strictErrorText, strictJsonErrors } from './api-strict-json.ts';
 import { decodeProtobufBody, isProtobufBody } from './protobuf-body.ts';
+import { fieldSchemaOf, isCustomResource } from './store-field-schema.ts';
 import { asRecord } from './store-json.ts';
-import type { KubeObject, PatchType } from './store-types.ts';
+import type { KubeObject } from './store-types.ts';
+import { orderUnknownPaths } from './store-unknown-fields.ts';
 import { toTable } from './table.ts';
 
 /** Sends one object as JSON, or as a one-row Table / PartialObjectMetadata when Accept asks. */
@@ -41,19 +51,22 @@ export function sendObject(ctx: HandlerContext, code: number, obj: Readonly<Kube
 }
 
 /** The subresource of the request, refusing those not served (404 like the real server). */
-function subresourceOf(ctx: HandlerContext): 'status' | undefined {
+export function subresourceOf(ctx: HandlerContext): 'status' | undefined {
   const sub = ctx.request.subresource;
   if (sub === undefined) return undefined;
   if (sub === 'status' && ctx.resource.subresources.includes('status')) return 'status';
   throw new SimApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-/** Whether `?dryRun=All` was given; other values are 400 as upstream (ValidateDryRun). */
-export function dryRunOf(query: URLSearchParams): boolean {
+/**
+ * Whether `?dryRun=All` was given; other values are 422 as upstream (ValidateDryRun), naming the
+ * options kind of the verb.
+ */
+export function dryRunOf(query: URLSearchParams, optionsKind = 'CreateOptions'): boolean {
   const values = query.getAll('dryRun');
   if (values.length === 0) return false;
   if (values.every((v) => v === 'All')) return true;
-  throw SimApiError.invalid('CreateOptions', 'meta.k8s.io', '', [
+  throw SimApiError.invalid(optionsKind, 'meta.k8s.io', '', [
     {
       type: 'FieldValueNotSupported',
       field: 'dryRun',
@@ -72,12 +85,32 @@ export function handleGet(ctx: HandlerContext): void {
   sendObject(ctx, 200, obj);
 }
 
+/** A decoded request body and its strict-decoding errors (unknown and duplicate fields). */
+interface DecodedBody {
+  readonly obj: KubeObject;
+  readonly strictErrors: readonly string[];
+}
+
+/**
+ * The strict-decoding error texts of a JSON body of this resource: document order for built-in
+ * kinds; for custom resources the duplicates first, then the unknown fields in pruning order
+ * (schemaCoercingDecoder.Decode appends the pruned paths after the JSON decoder's errors).
+ */
+function bodyStrictErrors(ctx: HandlerContext, text: string): string[] {
+  const { key } = ctx.resource;
+  const errors = strictJsonErrors(text, fieldSchemaOf(key));
+  if (!isCustomResource(key)) return errors.map(strictErrorText);
+  const duplicates = errors.filter((e) => e.kind === 'duplicate').map(strictErrorText);
+  const unknown = errors.filter((e) => e.kind === 'unknown').map((e) => e.path);
+  return [...duplicates, ...orderUnknownPaths(key, unknown).map((path) => `unknown field "${path}"`)];
+}
+
 /** Reads the request body as an object of this resource, with the URL's namespace. */
-async function bodyObject(ctx: HandlerContext): Promise<KubeObject> {
+async function bodyObject(ctx: HandlerContext, directive: FieldValidation): Promise<DecodedBody> {
   const bytes = await readBodyBytes(ctx.req);
-  const body = isProtobufBody(bytes)
-    ? decodeProtobufBody(bytes)
-    : asRecord(parseJsonBody(bytes.toString('utf8')));
+  const protobuf = isProtobufBody(bytes);
+  const text = protobuf ? '' : bytes.toString('utf8');
+  const body = protobuf ? decodeProtobufBody(bytes) : asRecord(parseJsonBody(text));
   if (!body) throw SimApiError.badRequest('the object provided is unrecognized (expected a JSON object)');
   const obj = body as KubeObject;
   obj.metadata = asRecord(obj.metadata) ?? {};
@@ -92,21 +125,37 @@ async function bodyObject(ctx: HandlerContext): Promise<KubeObject> {
     }
     obj.metadata.namespace = ns;
   }
-  return obj;
+  const strictErrors = protobuf || directive === 'Ignore' ? [] : bodyStrictErrors(ctx, text);
+  return { obj, strictErrors };
+}
+
+/** Refuses or warns about the unknown and duplicate fields of a create or update body. */
+function enforceOnBody(ctx: HandlerContext, directive: FieldValidation, body: DecodedBody): void {
+  const version = String(body.obj.apiVersion).split('/').pop() ?? '';
+  enforceFieldValidation(directive, body.strictErrors, ctx.res, (texts) =>
+    strictBodyError(body.obj.kind, version, ctx.resource.kind, texts),
+  );
 }
 
 /** POST to a collection. */
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   if (ctx.request.name !== undefined) throw SimApiError.methodNotAllowed(ctx.resource, 'create');
-  const obj = await bodyObject(ctx);
-  const created = ctx.server.store.create(ctx.resource.key, obj, { dryRun: dryRunOf(ctx.request.query) });
+  const dryRun = dryRunOf(ctx.request.query, 'CreateOptions');
+  const directive = fieldValidationOf(ctx.request.query, 'CreateOptions');
+  const body = await bodyObject(ctx, directive);
+  enforceOnBody(ctx, directive, body);
+  const created = ctx.server.store.create(ctx.resource.key, body.obj, { dryRun });
   sendObject(ctx, 201, created);
 }
 
 /** PUT of a named object or its status. */
 export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   const subresource = subresourceOf(ctx);
-  const obj = await bodyObject(ctx);
+  const dryRun = dryRunOf(ctx.request.query, 'UpdateOptions');
+  const directive = fieldValidationOf(ctx.request.query, 'UpdateOptions');
+  const body = await bodyObject(ctx, directive);
+  enforceOnBody(ctx, directive, body);
+  const obj = body.obj;
   const name = ctx.request.name ?? '';
   if (obj.metadata.name !== name) {
     throw SimApiError.badRequest(
@@ -114,47 +163,7 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
     );
   }
   const existed = ctx.server.store.peek(ctx.resource.key, ctx.request.namespace, name) !== undefined;
-  const options = { dryRun: dryRunOf(ctx.request.query), ...(subresource ? { subresource } : {}) };
+  const options = { dryRun, ...(subresource ? { subresource } : {}) };
   const updated = ctx.server.store.update(ctx.resource.key, obj, options);
   sendObject(ctx, existed ? 200 : 201, updated);
-}
-
-/** The patch type of a PATCH's Content-Type (handlers/patch.go); 415 for anything else. */
-function patchTypeOf(contentType: string | undefined): PatchType {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
-  switch (type) {
-    case 'application/json-patch+json':
-      return 'json';
-    case 'application/merge-patch+json':
-      return 'merge';
-    case 'application/strategic-merge-patch+json':
-      return 'strategic';
-    case 'application/apply-patch+yaml':
-    case 'application/apply-patch+cbor':
-      return 'apply';
-    default:
-      throw new SimApiError(
-        415,
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
-      );
-  }
-}
-
-/** PATCH of a named object or its status. */
-export async function handlePatch(ctx: HandlerContext): Promise<void> {
-  const subresource = subresourceOf(ctx);
-  const patchType = patchTypeOf(ctx.req.headers['content-type']);
-  const text = await readBody(ctx.req);
-  const body = patchType === 'apply' ? text : parseJsonBody(text);
-  const options = { dryRun: dryRunOf(ctx.request.query), ...(subresource ? { subresource } : {}) };
-  const patched = ctx.server.store.patch(
-    ctx.resource.key,
-    ctx.request.namespace,
-    ctx.request.name ?? '',
-    patchType,
-    body,
-    options,
-  );
-  sendObject(ctx, 200, patched);
 }

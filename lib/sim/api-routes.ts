@@ -9,6 +9,7 @@ import { parseAccept, sendJson } from './api-response.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.ts';
 import { aggregatedDiscovery, aggregatedDiscoveryContentType } from './discovery-aggregated.ts';
 import { openApiV3Document, openApiV3Index } from './openapi.ts';
+import { serveOpenApiV2 } from './openapi-v2.ts';
 
 /** What /version answers: a v1.33 server, so kubectl's dispatcher runs its 1.33 client. */
 export const serverVersion = {
@@ -101,6 +102,10 @@ export function handleNonResource(
   const discovery = discoveryDocument(req, path);
   if (discovery) {
     sendJson(res, 200, discovery.body, discovery.contentType);
+    return;
+  }
+  if (path === '/openapi/v2') {
+    serveOpenApiV2(req, res);
     return;
   }
   const openApi = openApiDocument(path);

@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { type HandlerContext, ListSnapshots, type ServerState } from './api-context.ts';
 import { handleDelete, handleDeleteCollection } from './api-delete.ts';
 import { SimApiError } from './api-error.ts';
-import { handleCreate, handleGet, handlePatch, handleUpdate } from './api-handlers.ts';
+import { handleCreate, handleGet, handleUpdate } from './api-handlers.ts';
 import { handleList } from './api-list.ts';
+import { handlePatch } from './api-patch.ts';
 import { parseRequest, type ResourceRequest } from './api-request.ts';
 import { sendError } from './api-response.ts';
 import { handleNonResource } from './api-routes.ts';
@@ -25,6 +26,26 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Clock for Table AGE cells; default the system clock. */
   now?: () => Date;
+  /**
+   * kube-apiserver's `--min-request-timeout` in seconds (default 1800): a watch without
+   * timeoutSeconds ends after a random time between this and twice this.
+   */
+  minRequestTimeoutSeconds?: number;
+  /** Multiplies that server-chosen watch lifetime, like the simulated cluster's timeScale. Default 1. */
+  timeScale?: number;
+  /** Source of the random watch lifetimes, in [0, 1); default Math.random. */
+  random?: () => number;
+}
+
+/**
+ * How long a watch without timeoutSeconds lasts, in ms: `--min-request-timeout` × [1, 2), scaled
+ * (handlers/get.go: `minRequestTimeout * (rand.Float64() + 1.0)`, spreading reconnects out).
+ */
+function watchLifetime(options: Readonly<ApiServerOptions>): () => number {
+  const seconds = options.minRequestTimeoutSeconds ?? 1800;
+  const scale = options.timeScale ?? 1;
+  const random = options.random ?? Math.random;
+  return () => seconds * (1 + random()) * 1000 * scale;
 }
 
 /** A running (or ready to run) simulated API server. */
@@ -101,6 +122,7 @@ export function createApiServer(store: ClusterStore, options: ApiServerOptions =
     now: options.now ?? (() => new Date()),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     watches: new Set(),
+    defaultWatchTimeoutMs: watchLifetime(options),
   };
   const server: Server = createServer(
     { keepAlive: true },

@@ -3,7 +3,8 @@
  * writes them (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go), fed by the store in
  * resourceVersion order: initial ADDED events for resourceVersion "" / "0" / sendInitialEvents,
  * replay from the watch window for a given resourceVersion (ERROR 410 Expired when it is too old),
- * BOOKMARK events when allowed, and the end of the stream at timeoutSeconds.
+ * BOOKMARK events when allowed, and the end of the stream at timeoutSeconds, or when absent after
+ * the server's random --min-request-timeout lifetime.
  */
 
 import { apiVersionOf, type HandlerContext } from './api-context.ts';
@@ -146,10 +147,14 @@ function run(
     );
     stream.onClose(() => clearInterval(timer));
   }
-  if (q.timeoutSeconds !== undefined && q.timeoutSeconds > 0) {
-    const timer = setTimeout(() => stream.end(), q.timeoutSeconds * 1000);
-    stream.onClose(() => clearTimeout(timer));
-  }
+  // timeoutSeconds as given (negative ends at once); absent or 0 takes the server's random lifetime.
+  const timeoutMs =
+    q.timeoutSeconds !== undefined && q.timeoutSeconds !== 0
+      ? Math.max(0, q.timeoutSeconds * 1000)
+      : ctx.server.defaultWatchTimeoutMs();
+  // setTimeout fires at once past 2^31-1 ms; such watches just stay open that long.
+  const timer = setTimeout(() => stream.end(), Math.min(timeoutMs, 2 ** 31 - 1));
+  stream.onClose(() => clearTimeout(timer));
   const drop = () => stream.abort();
   if (ctx.server.faults) stream.onClose(ctx.server.faults.onDropWatches(drop));
   ctx.server.watches.add(drop);

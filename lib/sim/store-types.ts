@@ -37,15 +37,27 @@ export interface DeleteOptions {
   dryRun?: boolean;
 }
 
+/**
+ * Sees the fields of an object being written that its schema does not know (paths in the
+ * decoder's order, possibly none) and the object as it came, before they are dropped; throwing
+ * refuses the write (fieldValidation=Strict). Without it they are dropped silently.
+ */
+export type UnknownFieldsHook = (
+  paths: readonly string[],
+  original: Readonly<Record<string, unknown>>,
+) => void;
+
 /** Options of create. */
 export interface CreateOptions {
   dryRun?: boolean;
+  onUnknownFields?: UnknownFieldsHook;
 }
 
 /** Options of update and patch. */
 export interface UpdateOptions {
   subresource?: 'status';
   dryRun?: boolean;
+  onUnknownFields?: UnknownFieldsHook;
 }
 
 /** Patch content types the API server accepts. */

@@ -11,7 +11,8 @@ import { type ResourceKey, resourceByKey } from './resources.ts';
 import type { StoreCore } from './store-core.ts';
 import { asRecord, cloneJson, formatTime, jsonEqual, toWireJson } from './store-json.ts';
 import { prepareForCreate, prepareForUpdate, statusUpdateOf, strategyOf } from './store-strategy.ts';
-import type { CreateOptions, KubeObject, UpdateOptions } from './store-types.ts';
+import type { CreateOptions, KubeObject, UnknownFieldsHook, UpdateOptions } from './store-types.ts';
+import { pruneUnknownFields } from './store-unknown-fields.ts';
 
 /** Characters of generated name suffixes (apiserver/pkg/storage/names, utilrand.String). */
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -23,9 +24,18 @@ function generateName(prefix: string): string {
   return `${prefix.slice(0, 58)}${suffix}`;
 }
 
-/** Copies `input` as wire JSON and checks its apiVersion/kind against the resource (defaulting them). */
-export function normalizeInput(key: ResourceKey, input: Readonly<KubeObject>): KubeObject {
+/**
+ * Copies `input` as wire JSON, checks its apiVersion/kind against the resource (defaulting them)
+ * and drops the fields its schema does not know, as decoding into the Go type (or CRD pruning)
+ * does; `onUnknownFields` sees them first.
+ */
+export function normalizeInput(
+  key: ResourceKey,
+  input: Readonly<KubeObject>,
+  onUnknownFields?: UnknownFieldsHook,
+): KubeObject {
   const obj = toWireJson(input) as KubeObject;
+  pruneUnknownFields(key, obj, onUnknownFields);
   const resource = resourceByKey(key);
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   if (obj.apiVersion && obj.apiVersion !== apiVersion) {
@@ -73,7 +83,7 @@ export function createObject(
   input: Readonly<KubeObject>,
   options: Readonly<CreateOptions> = {},
 ): KubeObject {
-  const obj = normalizeInput(key, input);
+  const obj = normalizeInput(key, input, options.onUnknownFields);
   const meta = obj.metadata;
   if (meta.resourceVersion)
     throw SimApiError.internal('resourceVersion should not be set on objects to be created');
@@ -165,12 +175,12 @@ export function updateObject(
   input: Readonly<KubeObject>,
   options: Readonly<UpdateOptions> = {},
 ): KubeObject {
-  const obj = normalizeInput(key, input);
+  const obj = normalizeInput(key, input, options.onUnknownFields);
   const old = existingFor(core, key, obj);
   if (!old) {
     if (strategyOf(key).allowCreateOnUpdate && !options.subresource) {
       const { resourceVersion: _rv, ...meta } = obj.metadata;
-      return createObject(core, key, { ...obj, metadata: meta }, options);
+      return createObject(core, key, { ...obj, metadata: meta }, { dryRun: options.dryRun ?? false });
     }
     throw SimApiError.notFound(resourceByKey(key), obj.metadata.name ?? '');
   }

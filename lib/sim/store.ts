@@ -95,12 +95,18 @@ export class ClusterStore {
     return sortByKey(this.core.table(key).select(filter.namespace || undefined, labels, fields));
   }
 
-  /** Creates an object (see the registry rules in store-write.ts); returns a copy of what was stored. */
+  /**
+   * Creates an object (see the registry rules in store-write.ts; fields its schema does not know are
+   * dropped, reported to `options.onUnknownFields`); returns a copy of what was stored.
+   */
   create(key: ResourceKey, obj: Readonly<KubeObject>, options?: Readonly<CreateOptions>): KubeObject {
     return cloneJson(createObject(this.core, key, obj, options));
   }
 
-  /** Replaces an object, or its status with `subresource: 'status'`; 409 on a stale resourceVersion. */
+  /**
+   * Replaces an object, or its status with `subresource: 'status'` (unknown fields dropped as on
+   * create); returns a copy of the result; 409 on a stale resourceVersion.
+   */
   update(key: ResourceKey, obj: Readonly<KubeObject>, options?: Readonly<UpdateOptions>): KubeObject {
     return cloneJson(updateObject(this.core, key, obj, options));
   }

