@@ -77,6 +77,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const server = createApiServer(store, {
     counters,
     faults,
+    // Watches end after the scaled --min-request-timeout, as a real server ends them.
+    timeScale: runtime.context.timing.timeScale,
     ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
   });
   let url: string;
