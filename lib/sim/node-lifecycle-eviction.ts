@@ -5,8 +5,9 @@
  */
 import type { V1NodeSpec, V1PodSpec, V1Taint, V1Toleration } from '@kubernetes/client-node';
 import { toleratesTaint } from '../core/tolerations.ts';
-import { isGoneOrReplaced, type SimContext, type SimController } from './sim-context.ts';
-import { rfc3339, scaledMs } from './sim-timing.ts';
+import { deleteDisruptedPod } from './delete-disrupted-pod.ts';
+import type { SimContext, SimController } from './sim-context.ts';
+import { scaledMs } from './sim-timing.ts';
 import type { KubeObject, StoreEvent } from './store.ts';
 
 /**
@@ -101,41 +102,10 @@ export class TaintEvictionController implements SimController {
 
   private evict(uid: string, namespace: string, name: string): void {
     this.scheduledSince.delete(uid);
-    const now = rfc3339(this.ctx.now());
-    try {
-      this.ctx.store.mutate(
-        'pods',
-        namespace,
-        name,
-        (obj) =>
-          addDisruptionTarget(
-            obj,
-            'DeletionByTaintManager',
-            'Taint manager: deleting due to NoExecute taint',
-            now,
-          ),
-        {
-          subresource: 'status',
-        },
-      );
-      this.ctx.store.delete('pods', namespace, name, { preconditions: { uid } });
-    } catch (error) {
-      if (!isGoneOrReplaced(error)) throw error;
-    }
+    deleteDisruptedPod(
+      this.ctx,
+      { uid, namespace, name },
+      { reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' },
+    );
   }
-}
-
-/** Adds (or refreshes) the `DisruptionTarget=True` condition controllers put before deleting a pod. */
-export function addDisruptionTarget(pod: KubeObject, reason: string, message: string, now: string): void {
-  const status = (pod.status ?? {}) as { conditions?: Record<string, unknown>[] };
-  const others = (status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
-  const condition = {
-    type: 'DisruptionTarget',
-    status: 'True',
-    lastProbeTime: null,
-    lastTransitionTime: now,
-    reason,
-    message,
-  };
-  pod.status = { ...status, conditions: [...others, condition] };
 }

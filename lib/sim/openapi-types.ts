@@ -6,6 +6,7 @@
 import { statusTypes } from './openapi-types-status.ts';
 import { volumesTypes } from './openapi-types-volumes.ts';
 import { workloadsTypes } from './openapi-types-workloads.ts';
+import type { ResourceKey } from './resources.ts';
 
 /** The Go package a schema comes from. */
 export type TypePackage = 'core' | 'apps' | 'meta';
@@ -117,6 +118,24 @@ const specs = buildSpecs();
 /** The schema with short name `name` (like `PodSpec`), or undefined when the table has none. */
 export function typeSpec(name: string): TypeSpec | undefined {
   return specs.get(name);
+}
+
+/** The schema at the root of each built-in resource; the custom resource has its CRD's instead. */
+const builtinRoots: Readonly<Partial<Record<ResourceKey, string>>> = {
+  namespaces: 'Namespace',
+  nodes: 'Node',
+  pods: 'Pod',
+  events: 'Event',
+  'apps/daemonsets': 'DaemonSet',
+  'apps/controllerrevisions': 'ControllerRevision',
+};
+
+/**
+ * The short name of the schema at the root of resource `key` (`Pod` for pods), or undefined for a
+ * custom resource, which the table does not describe.
+ */
+export function builtinRootType(key: ResourceKey): string | undefined {
+  return builtinRoots[key];
 }
 
 /** Every schema reachable from the schemas named in `roots` (roots included), in discovery order. */

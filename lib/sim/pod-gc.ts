@@ -5,9 +5,9 @@
  * (grace period 0). The quarantine guards against a pod created just before its node, as upstream.
  */
 import type { V1PodSpec } from '@kubernetes/client-node';
-import { addDisruptionTarget } from './node-lifecycle-eviction.ts';
-import { isGoneOrReplaced, type SimContext, type SimController } from './sim-context.ts';
-import { rfc3339, scaledMs } from './sim-timing.ts';
+import { deleteDisruptedPod } from './delete-disrupted-pod.ts';
+import type { SimContext, SimController } from './sim-context.ts';
+import { scaledMs } from './sim-timing.ts';
 import type { KubeObject, StoreEvent } from './store.ts';
 
 /** The pod garbage collector of a simulated cluster. */
@@ -46,22 +46,15 @@ export class PodGarbageCollector implements SimController {
   private collect(uid: string, namespace: string, name: string, nodeName: string): void {
     const pod = this.ctx.store.peek('pods', namespace, name);
     if (!pod || pod.metadata.uid !== uid || this.ctx.store.peek('nodes', undefined, nodeName)) return;
-    const now = rfc3339(this.ctx.now());
-    try {
-      this.ctx.store.mutate(
-        'pods',
-        namespace,
-        name,
-        (obj) => {
-          addDisruptionTarget(obj, 'DeletionByPodGC', 'PodGC: node no longer exists', now);
-          const status = obj.status as { phase?: string };
-          if (status.phase !== 'Succeeded' && status.phase !== 'Failed') status.phase = 'Failed';
-        },
-        { subresource: 'status' },
-      );
-      this.ctx.store.delete('pods', namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
-    } catch (error) {
-      if (!isGoneOrReplaced(error)) throw error;
-    }
+    deleteDisruptedPod(
+      this.ctx,
+      { uid, namespace, name },
+      {
+        reason: 'DeletionByPodGC',
+        message: 'PodGC: node no longer exists',
+        markFailed: true,
+        gracePeriodSeconds: 0,
+      },
+    );
   }
 }

@@ -7,7 +7,7 @@
  * x-kubernetes-int-or-string), with ObjectMeta at the root.
  */
 import { everynodeCrdVersion } from './crd.ts';
-import { type FieldType, typeSpec } from './openapi-types.ts';
+import { builtinRootType, type FieldType, typeSpec } from './openapi-types.ts';
 import type { ResourceKey } from './resources.ts';
 import { asRecord } from './store-json.ts';
 
@@ -118,26 +118,16 @@ export function fromJsonSchema(node: unknown, embedded = false): FieldSchema {
   return structOf(fields, preserve);
 }
 
-/** The kind of the type table at the root of each built-in resource. */
-const builtinRoots: Readonly<Partial<Record<ResourceKey, string>>> = {
-  namespaces: 'Namespace',
-  nodes: 'Node',
-  pods: 'Pod',
-  events: 'Event',
-  'apps/daemonsets': 'DaemonSet',
-  'apps/controllerrevisions': 'ControllerRevision',
-};
-
 let customSchema: FieldSchema | undefined;
 
 /** Whether `key` is a custom resource, decoded as unstructured and pruned by its CRD's schema. */
 export function isCustomResource(key: ResourceKey): boolean {
-  return builtinRoots[key] === undefined;
+  return builtinRootType(key) === undefined;
 }
 
 /** The schema of a whole object of resource `key`. */
 export function fieldSchemaOf(key: ResourceKey): FieldSchema {
-  const root = builtinRoots[key];
+  const root = builtinRootType(key);
   if (root) return typeSchema(root);
   customSchema ??= fromJsonSchema(everynodeCrdVersion().schema?.openAPIV3Schema, true);
   return customSchema;

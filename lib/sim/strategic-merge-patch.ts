@@ -5,7 +5,7 @@
  * (merge keys, strategies) from the same type table that /openapi/v3 publishes.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { type FieldSpec, type TypeSpec, typeSpec } from './openapi-types.ts';
+import { builtinRootType, type FieldSpec, type TypeSpec, typeSpec } from './openapi-types.ts';
 import { PatchError } from './patch-error.ts';
 import type { ResourceKey } from './resources.ts';
 import {
@@ -28,15 +28,6 @@ import {
 
 /** The resource whose schema drives the merge (its storage key). */
 export type PatchKind = ResourceKey;
-
-const rootTypes: Readonly<Partial<Record<ResourceKey, string>>> = {
-  namespaces: 'Namespace',
-  nodes: 'Node',
-  pods: 'Pod',
-  events: 'Event',
-  'apps/daemonsets': 'DaemonSet',
-  'apps/controllerrevisions': 'ControllerRevision',
-};
 
 /** Metadata of one field: the schema of its value (or list items) and its strategy and merge key. */
 interface FieldMeta {
@@ -65,7 +56,7 @@ function fieldMeta(schema: TypeSpec | undefined, key: string): FieldMeta {
 
 /** True when the server accepts strategic merge patches for `kind`; custom resources answer 415. */
 export function supportsStrategicMergePatch(kind: PatchKind): boolean {
-  return rootTypes[kind] !== undefined;
+  return builtinRootType(kind) !== undefined;
 }
 
 /**
@@ -76,7 +67,7 @@ export function supportsStrategicMergePatch(kind: PatchKind): boolean {
  * resources, 400 for a malformed patch or directive, 422 for lists of lists, 500 otherwise.
  */
 export function strategicMergePatch(original: unknown, patch: unknown, kind: PatchKind): unknown {
-  const root = rootTypes[kind];
+  const root = builtinRootType(kind);
   if (root === undefined) {
     throw new PatchError(
       'UnsupportedMediaType',

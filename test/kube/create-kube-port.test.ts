@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { aDaemonSet, aNode, aPod } from '../builders.ts';
-import { lastRequestOf, startTinyApiServer, type TinyApiServer } from './tiny-api-server.ts';
+import { lastRequestOf, startTinyApiServer, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';
 
-let server: TinyApiServer;
-
-beforeAll(async () => {
-  server = await startTinyApiServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.answer = { status: 200, body: {} };
-});
+const server = useTinyApiServer();
 
 const lastRequest = () => lastRequestOf(server);
 

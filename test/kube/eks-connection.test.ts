@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromEnvironment, pemOf } from '../../lib/kube/eks-connection.ts';
 import { EKS_TOKEN_PREFIX } from '../../lib/kube/eks-token.ts';
 import { KubeConfigError } from '../../lib/kube/kubeconfig-connection.ts';
 import { RequestCounter } from '../../lib/kube/request-counter.ts';
-import { startTinyApiServer, type TinyApiServer } from './tiny-api-server.ts';
+import { useTinyApiServer } from './tiny-api-server.ts';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----';
 const credentials = async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });
 
-let server: TinyApiServer;
-beforeAll(async () => {
-  server = await startTinyApiServer();
-});
-afterAll(() => server.close());
+const server = useTinyApiServer();
 
 describe('connectionFromEnvironment on AWS', () => {
   it('authenticates every request with an EKS token for the named cluster', async () => {

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GoneError } from '../../lib/kube/kube-api-errors.ts';
 import type { WatchEvent } from '../../lib/kube/kube-port.ts';
 import { aNode, aPod } from '../builders.ts';
-import { lastRequestOf, startTinyApiServer, statusBody, type TinyApiServer } from './tiny-api-server.ts';
+import { lastRequestOf, statusBody, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';
 
-let server: TinyApiServer;
-
-beforeAll(async () => {
-  server = await startTinyApiServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  server.answer = { status: 200, body: {} };
-});
+const server = useTinyApiServer();
 
 const lastRequest = () => lastRequestOf(server);
 

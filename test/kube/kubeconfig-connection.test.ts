@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keepAliveAgent } from '../../lib/kube/keep-alive-agent.ts';
 import {
   connectionFromKubeConfig,
   KubeConfigError,
   loadKubeConfig,
 } from '../../lib/kube/kubeconfig-connection.ts';
-import { startTinyApiServer, type TinyApiServer } from './tiny-api-server.ts';
+import { useTinyApiServer } from './tiny-api-server.ts';
 import { kubeconfigFor } from './tiny-kube-port.ts';
 
-let server: TinyApiServer;
-beforeAll(async () => {
-  server = await startTinyApiServer();
-});
-afterAll(() => server.close());
+const server = useTinyApiServer();
 
 function withUser(user: string): string {
   return kubeconfigFor(server.url).replace(

@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 /** What the server answers. `lines` streams a watch: one JSON line each. */
 export interface Answer {
@@ -56,11 +57,39 @@ function send(res: http.ServerResponse, answer: Answer): void {
 
 /** Starts a server on 127.0.0.1 and a free port, answering 200 `{}` until told otherwise. */
 export async function startTinyApiServer(): Promise<TinyApiServer> {
-  const state: Omit<TinyApiServer, 'url' | 'close'> = {
+  const server = unstartedServer();
+  await listen(server);
+  return server;
+}
+
+/**
+ * The server every test of a file talks to: started in `beforeAll`, closed in `afterAll`, and
+ * before each test back to answering 200 `{}` with no requests recorded. Its `url` is set once
+ * `beforeAll` ran.
+ */
+export function useTinyApiServer(): TinyApiServer {
+  const server = unstartedServer();
+  beforeAll(() => listen(server));
+  afterAll(() => server.close());
+  beforeEach(() => {
+    server.requests.length = 0;
+    server.answer = { status: 200, body: {} };
+  });
+  return server;
+}
+
+function unstartedServer(): TinyApiServer {
+  return {
+    url: '',
     answer: { status: 200, body: {} },
     requests: [],
     connections: 0,
+    close: async () => {},
   };
+}
+
+/** Makes `state` a listening server: sets its url and close, then answers and counts into it. */
+async function listen(state: TinyApiServer): Promise<void> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -80,14 +109,12 @@ export async function startTinyApiServer(): Promise<TinyApiServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  state.url = `http://127.0.0.1:${port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
 }
 
 /** The last request `server` received, with its path and query parsed. */

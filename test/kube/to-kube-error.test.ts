@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   AlreadyExistsError,
   BadRequestError,
@@ -15,17 +15,15 @@ import {
 } from '../../lib/kube/kube-api-errors.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { aPod } from '../builders.ts';
-import { type Answer, startTinyApiServer, statusBody, type TinyApiServer } from './tiny-api-server.ts';
+import { type Answer, startTinyApiServer, statusBody, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';
 
-let server: TinyApiServer;
+const server = useTinyApiServer();
 let port: KubePort;
 
-beforeAll(async () => {
-  server = await startTinyApiServer();
+beforeAll(() => {
   port = tinyKubePort(server.url).port;
 });
-afterAll(() => server.close());
 
 const deleteTarget = { namespace: 'kube-system', name: 'fluentd-n1', uid: 'uid-1', resourceVersion: '5' };
 const revision = { metadata: { name: 'fluentd-abc', namespace: 'kube-system' }, revision: 1 };

@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer } from '../../lib/sim/api-server.ts';
 import { kubeconfigFor } from '../../lib/sim/kubeconfig.ts';
 import { ClusterStore } from '../../lib/sim/store.ts';
 import { findKubectl } from '../support/kubectl.ts';
+import { type KubectlResult, kubectlFor } from './kubectl-harness.ts';
 
 const kubectlBinary = findKubectl();
 if (!kubectlBinary)
@@ -14,24 +11,8 @@ if (!kubectlBinary)
 
 const store = new ClusterStore();
 const server = createApiServer(store);
-const dir = mkdtempSync(join(tmpdir(), 'everynode-fidelity-'));
-
-/** Runs kubectl against the server; resolves with its exit code and output. */
-function kubectl(
-  args: readonly string[],
-  stdin?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const kubeconfig = join(dir, 'kubeconfig');
-  return new Promise((resolve) => {
-    const child = execFile(
-      kubectlBinary ?? 'kubectl',
-      ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args],
-      { env: { ...process.env, HOME: dir }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    if (stdin !== undefined) child.stdin?.end(stdin);
-  });
-}
+/** Runs kubectl against the server (bound once it listens); resolves with its exit code and output. */
+let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
 
 /** A DaemonSet manifest (`apiVersion` apps/v1 or everynode.dev/v1) with `extra` lines in its container. */
 function manifest(name: string, extra = '', apiVersion = 'apps/v1'): string {
@@ -57,7 +38,7 @@ const typo = '        imagee: busybox:2\n';
 const unknownImagee = 'unknown field "spec.template.spec.containers[0].imagee"';
 
 beforeAll(async () => {
-  writeFileSync(join(dir, 'kubeconfig'), kubeconfigFor(await server.listen()));
+  kubectl = kubectlFor(kubectlBinary ?? 'kubectl', { kubeconfig: kubeconfigFor(await server.listen()) });
 });
 afterAll(() => server.close());
 

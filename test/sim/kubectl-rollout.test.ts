@@ -1,9 +1,7 @@
-import type { AppsV1Api, CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { findKubectl, type KubectlResult, kubectlFor, tableRows } from './kubectl-harness.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { findKubectl, tableRows, useKubectlSim } from './kubectl-harness.ts';
 import {
-  apisFor,
   createDaemonPods,
   pollUntil,
   recordRevision,
@@ -28,42 +26,27 @@ function dsManifest(name: string, image: string): string {
 }
 
 describe.runIf(binary)('kubectl rollout on ControllerRevisions the test writes as controller', () => {
-  let cluster: SimCluster;
-  let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
-  let core: CoreV1Api;
-  let apps: AppsV1Api;
-
-  beforeAll(async () => {
-    cluster = await startSimCluster({ timing: { timeScale: 0.01 } });
-    kubectl = kubectlFor(binary ?? 'kubectl', cluster);
-    ({ core, apps } = apisFor(cluster.kubeconfig));
-  });
-  afterAll(() => cluster.stop());
-
-  const ok = async (args: readonly string[], stdin?: string): Promise<string> => {
-    const result = await kubectl(args, stdin);
-    expect(result, `kubectl ${args.join(' ')}`).toMatchObject({ code: 0 });
-    return result.stdout;
-  };
+  const sim = useKubectlSim(binary, { timing: { timeScale: 0.01 } });
+  const { kubectl, ok } = sim;
   const readyPods = async (): Promise<V1Pod[]> =>
-    (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=agent' })).items.filter((p) =>
-      p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    (await sim.core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=agent' })).items.filter(
+      (p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
     );
 
   it('`kubectl rollout status` waits until the status the controller writes says it is done', async () => {
     await ok(['apply', '-f', '-'], dsManifest('agent', 'example.com/agent:1'));
-    await recordRevision(apps, 'default', 'agent', 1);
+    await recordRevision(sim.apps, 'default', 'agent', 1);
     const status = kubectl(['rollout', 'status', 'ds/agent', '--timeout=30s']);
     let finished = false;
     void status.then(() => {
       finished = true;
     });
-    await writeDaemonSetStatus(core, apps, 'default', 'agent');
+    await writeDaemonSetStatus(sim.core, sim.apps, 'default', 'agent');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(finished).toBe(false);
-    expect(await createDaemonPods(core, apps, 'default', 'agent')).toHaveLength(3);
+    expect(await createDaemonPods(sim.core, sim.apps, 'default', 'agent')).toHaveLength(3);
     expect(await pollUntil(readyPods, (pods) => pods.length === 3)).toHaveLength(3);
-    await writeDaemonSetStatus(core, apps, 'default', 'agent');
+    await writeDaemonSetStatus(sim.core, sim.apps, 'default', 'agent');
     const result = await status;
     expect(result).toMatchObject({ code: 0 });
     expect(result.stdout).toContain('daemon set "agent" successfully rolled out');
@@ -71,7 +54,7 @@ describe.runIf(binary)('kubectl rollout on ControllerRevisions the test writes a
 
   it('`kubectl rollout history` lists the revisions and `undo` restores the old template only', async () => {
     await ok(['apply', '-f', '-'], dsManifest('agent', 'example.com/agent:2'));
-    await recordRevision(apps, 'default', 'agent', 2);
+    await recordRevision(sim.apps, 'default', 'agent', 2);
     const history = tableRows(await ok(['rollout', 'history', 'ds/agent']));
     expect(history[0]).toEqual(['daemonset.apps/agent']);
     expect(history.slice(2).map((r) => r[0])).toEqual(['1', '2']);
@@ -79,7 +62,7 @@ describe.runIf(binary)('kubectl rollout on ControllerRevisions the test writes a
     expect(await ok(['rollout', 'undo', 'ds/agent', '--to-revision=1'])).toContain(
       'daemonset.apps/agent rolled back',
     );
-    const ds = await apps.readNamespacedDaemonSet({ namespace: 'default', name: 'agent' });
+    const ds = await sim.apps.readNamespacedDaemonSet({ namespace: 'default', name: 'agent' });
     expect(ds.spec?.template.spec?.containers).toEqual([
       expect.objectContaining({
         name: 'agent',

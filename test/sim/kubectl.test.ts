@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { AppsV1Api, CoreV1Api, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { findKubectl, type KubectlResult, kubectlFor, tableRows } from './kubectl-harness.ts';
-import { apisFor, createDaemonPods, pollUntil } from './test-daemon-controller.ts';
+import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { findKubectl, tableRows, useKubectlSim } from './kubectl-harness.ts';
+import { createDaemonPods, pollUntil } from './test-daemon-controller.ts';
 
 const binary = findKubectl();
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
@@ -25,23 +24,8 @@ function dsManifest(name: string, image: string, labels: Record<string, string> 
 }
 
 describe.runIf(binary)('kubectl against the simulated cluster', () => {
-  let cluster: SimCluster;
-  let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
-  let core: CoreV1Api;
-  let apps: AppsV1Api;
-
-  beforeAll(async () => {
-    cluster = await startSimCluster({ timing: { timeScale: 0.01 } });
-    kubectl = kubectlFor(binary ?? 'kubectl', cluster);
-    ({ core, apps } = apisFor(cluster.kubeconfig));
-  });
-  afterAll(() => cluster.stop());
-
-  const ok = async (args: readonly string[], stdin?: string): Promise<string> => {
-    const result = await kubectl(args, stdin);
-    expect(result, `kubectl ${args.join(' ')}`).toMatchObject({ code: 0 });
-    return result.stdout;
-  };
+  const sim = useKubectlSim(binary, { timing: { timeScale: 0.01 } });
+  const { kubectl, ok } = sim;
 
   it('applies the seed fixtures; `kubectl get ds` shows the real columns', async () => {
     await ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kiada\n');
@@ -80,7 +64,7 @@ describe.runIf(binary)('kubectl against the simulated cluster', () => {
 
   it('`kubectl get nodes` shows STATUS ROLES AGE VERSION as a real cluster does', async () => {
     await pollUntil(
-      async () => (await core.listNode()).items,
+      async () => (await sim.core.listNode()).items,
       (nodes) => nodes.every((n) => n.status?.nodeInfo),
     );
     const rows = tableRows(await ok(['get', 'nodes']));
@@ -119,7 +103,7 @@ describe.runIf(binary)('kubectl against the simulated cluster', () => {
     await ok(['set', 'env', 'ds/applied', 'FOO=bar']);
     await ok(['label', 'ds', 'applied', 'owner=team']);
     await ok(['apply', '-f', '-'], dsManifest('applied', 'busybox:1.37'));
-    const ds = await apps.readNamespacedDaemonSet({ namespace: 'default', name: 'applied' });
+    const ds = await sim.apps.readNamespacedDaemonSet({ namespace: 'default', name: 'applied' });
     expect(ds.spec?.template.spec?.containers).toEqual([
       expect.objectContaining({
         name: 'main',
@@ -134,10 +118,10 @@ describe.runIf(binary)('kubectl against the simulated cluster', () => {
 
   it('`kubectl delete ds --cascade=orphan` keeps the pods; a plain delete removes them through GC', async () => {
     const podsOf = async (app: string): Promise<V1Pod[]> =>
-      (await core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${app}` })).items;
+      (await sim.core.listNamespacedPod({ namespace: 'default', labelSelector: `app=${app}` })).items;
     for (const name of ['orphaning', 'cascading']) {
       await ok(['apply', '-f', '-'], dsManifest(name, 'busybox'));
-      expect(await createDaemonPods(core, apps, 'default', name)).toHaveLength(3);
+      expect(await createDaemonPods(sim.core, sim.apps, 'default', name)).toHaveLength(3);
     }
     await ok(['delete', 'ds', 'orphaning', '--cascade=orphan']);
     const orphans = await pollUntil(
@@ -179,21 +163,15 @@ describe.runIf(binary)('kubectl against the simulated cluster', () => {
 });
 
 describe.runIf(binary)('kubectl applying the seed nodes to an empty cluster', () => {
-  let cluster: SimCluster;
-  let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
-  beforeAll(async () => {
-    cluster = await startSimCluster({ nodes: 0, timing: { timeScale: 0.01 } });
-    kubectl = kubectlFor(binary ?? 'kubectl', cluster);
-  });
-  afterAll(() => cluster.stop());
+  const sim = useKubectlSim(binary, { nodes: 0, timing: { timeScale: 0.01 } });
+  const { kubectl } = sim;
 
   it('applies nodes.yaml (a kind: List) with default validation; the kubelets keep each Ready condition as given', async () => {
     const applied = await kubectl(['apply', '-f', '-'], fixture('nodes.yaml'));
     expect(applied.stderr).toBe('');
     expect(applied.stdout.trim().split('\n')).toHaveLength(6);
-    const { core } = apisFor(cluster.kubeconfig);
     const nodes = await pollUntil(
-      async () => (await core.listNode()).items,
+      async () => (await sim.core.listNode()).items,
       (items) => items.length === 6 && items.every((n) => n.status?.nodeInfo),
     );
     const ready = Object.fromEntries(

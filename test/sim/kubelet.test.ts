@@ -1,7 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aNode, aPod } from '../builders.ts';
+import { aNode } from '../builders.ts';
 import {
+  boundPod,
   conditionOf,
   eventually,
   type Harness,
@@ -12,18 +13,6 @@ import {
 
 let harness: Harness | undefined;
 afterEach(() => harness?.stop());
-
-/** A pod bound to `node` running `image`, without the status the builder would give it. */
-function boundPod(name: string, node: string, image = 'busybox', grace?: number): V1Pod {
-  const pod = aPod(name, { nodeName: node });
-  delete pod.status;
-  pod.spec = {
-    ...pod.spec,
-    containers: [{ name: 'main', image }],
-    ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}),
-  };
-  return pod;
-}
 
 const running = (p: V1Pod | undefined) =>
   p?.status?.phase === 'Running' && conditionOf(p, 'Ready') === 'True';
@@ -107,7 +96,10 @@ describe('kubelets over the store', () => {
 
   it('crashloop: restartCount grows and the container waits in CrashLoopBackOff; the pod stays Running, not ready', async () => {
     harness = startHarness([aNode('n1')], { timeScale: 0.001, crashLoopBackOffSeconds: 5 });
-    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', 'everynode.dev/sim:crashloop')));
+    harness.store.create(
+      'pods',
+      stripServerFields(boundPod('p', 'n1', { image: 'everynode.dev/sim:crashloop' })),
+    );
     const pod = await eventually(
       () => harness?.pod('p'),
       (p) =>
@@ -126,7 +118,7 @@ describe('kubelets over the store', () => {
     ['everynode.dev/sim:succeed', 'Succeeded'],
   ])('%s ends the pod in phase %s', async (image, phase) => {
     harness = startHarness([aNode('n1')]);
-    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', image)));
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { image })));
     await eventually(
       () => harness?.pod('p'),
       (p) => p?.status?.phase === phase,
@@ -149,7 +141,7 @@ describe('kubelets over the store', () => {
 
   it('finishes a graceful deletion after the scaled grace period, not before', async () => {
     harness = startHarness([aNode('n1')], { timeScale: 0.002 });
-    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', 'busybox', 50)));
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { grace: 50 })));
     await eventually(() => harness?.pod('p'), running);
     harness.store.delete('pods', 'default', 'p');
     expect(harness.pod('p')?.metadata?.deletionTimestamp).toBeDefined();
@@ -164,7 +156,7 @@ describe('kubelets over the store', () => {
 
   it('keeps a deleted pod Terminating while its node is not Ready', async () => {
     harness = startHarness([aNode('n1')]);
-    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', 'busybox', 1)));
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { grace: 1 })));
     await eventually(() => harness?.pod('p'), running);
     harness.store.mutate(
       'nodes',

@@ -1,8 +1,9 @@
-import type { V1Node, V1Pod, V1Toleration } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeControls } from '../../lib/sim/node-controls.ts';
-import { aNode, aPod } from '../builders.ts';
+import { aNode } from '../builders.ts';
 import {
+  boundPod,
   conditionOf,
   eventually,
   type Harness,
@@ -15,18 +16,6 @@ let harness: Harness | undefined;
 afterEach(() => harness?.stop());
 
 const taintsOf = (n: V1Node | undefined) => (n?.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`).sort();
-
-function boundPod(name: string, node: string, tolerations?: V1Toleration[], grace = 0): V1Pod {
-  const pod = aPod(name, { nodeName: node });
-  delete pod.status;
-  pod.spec = {
-    ...pod.spec,
-    containers: [{ name: 'main', image: 'busybox' }],
-    terminationGracePeriodSeconds: grace,
-    ...(tolerations ? { tolerations } : {}),
-  };
-  return pod;
-}
 
 function start(nodes: V1Node[]): { harness: Harness; controls: NodeControls } {
   harness = startHarness(nodes);
@@ -92,7 +81,7 @@ describe('node lifecycle taints follow the node', () => {
 describe('NoExecute taint eviction', () => {
   it('evicts a pod not tolerating a NoExecute taint at once, with DisruptionTarget', async () => {
     const { harness: h, controls } = start([aNode('n1')]);
-    h.store.create('pods', stripServerFields(boundPod('p', 'n1')));
+    h.store.create('pods', stripServerFields(boundPod('p', 'n1', { grace: 0 })));
     await eventually(
       () => h.pod('p'),
       (p) => p?.status?.phase === 'Running',
@@ -114,9 +103,14 @@ describe('NoExecute taint eviction', () => {
     const notReady = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' };
     h.store.create(
       'pods',
-      stripServerFields(boundPod('brief', 'n1', [{ ...notReady, tolerationSeconds: 60 }], 30)),
+      stripServerFields(
+        boundPod('brief', 'n1', { tolerations: [{ ...notReady, tolerationSeconds: 60 }], grace: 30 }),
+      ),
     );
-    h.store.create('pods', stripServerFields(boundPod('forever', 'n1', [notReady])));
+    h.store.create(
+      'pods',
+      stripServerFields(boundPod('forever', 'n1', { tolerations: [notReady], grace: 0 })),
+    );
     await eventually(
       () => h.pod('brief'),
       (p) => p?.status?.phase === 'Running',
@@ -141,7 +135,7 @@ describe('NoExecute taint eviction', () => {
       effect: 'NoExecute',
       tolerationSeconds: 100,
     };
-    h.store.create('pods', stripServerFields(boundPod('p', 'n1', [toleration])));
+    h.store.create('pods', stripServerFields(boundPod('p', 'n1', { tolerations: [toleration], grace: 0 })));
     controls.taint('n1', { key: 'maintenance', effect: 'NoExecute' });
     await pause(20);
     controls.untaint('n1', 'maintenance');
@@ -153,8 +147,8 @@ describe('NoExecute taint eviction', () => {
 describe('pod GC', () => {
   it('deletes the pods of a removed node after the scaled quarantine', async () => {
     const { harness: h, controls } = start([aNode('n1'), aNode('n2')]);
-    h.store.create('pods', stripServerFields(boundPod('on-n1', 'n1')));
-    h.store.create('pods', stripServerFields(boundPod('on-n2', 'n2')));
+    h.store.create('pods', stripServerFields(boundPod('on-n1', 'n1', { grace: 0 })));
+    h.store.create('pods', stripServerFields(boundPod('on-n2', 'n2', { grace: 0 })));
     await eventually(
       () => h.pod('on-n1'),
       (p) => p?.status?.phase === 'Running',
@@ -169,7 +163,7 @@ describe('pod GC', () => {
 
   it('deletes a pod created bound to a node that never existed', async () => {
     const { harness: h } = start([aNode('n1')]);
-    h.store.create('pods', stripServerFields(boundPod('ghost', 'no-such-node')));
+    h.store.create('pods', stripServerFields(boundPod('ghost', 'no-such-node', { grace: 0 })));
     await eventually(
       () => h.pod('ghost'),
       (p) => p === undefined,
@@ -178,7 +172,7 @@ describe('pod GC', () => {
 
   it('keeps a pod whose node appears within the quarantine', async () => {
     harness = startHarness([], { timeScale: 0.001, podGcQuarantineSeconds: 100 });
-    harness.store.create('pods', stripServerFields(boundPod('early', 'late-node')));
+    harness.store.create('pods', stripServerFields(boundPod('early', 'late-node', { grace: 0 })));
     new NodeControls(harness.store).add('late-node');
     await pause(150);
     expect(harness.pod('early')?.metadata?.deletionTimestamp).toBeUndefined();

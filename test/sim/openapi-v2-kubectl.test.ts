@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiV2Protobuf } from '../../lib/sim/openapi-v2.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { findKubectl, type KubectlResult, kubectlFor } from './kubectl-harness.ts';
+import { findKubectl, useKubectlSim } from './kubectl-harness.ts';
 
 const binary = findKubectl();
 
@@ -70,13 +70,8 @@ describe('GET /openapi/v2 over HTTP', () => {
 });
 
 describe.runIf(binary)('kubectl validating with the OpenAPI v2 document', () => {
-  let cluster: SimCluster;
-  let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
-  beforeAll(async () => {
-    cluster = await startSimCluster({ nodes: 0, timing: { timeScale: 0.01 } });
-    kubectl = kubectlFor(binary ?? 'kubectl', cluster);
-  });
-  afterAll(() => cluster.stop());
+  const sim = useKubectlSim(binary, { nodes: 0, timing: { timeScale: 0.01 } });
+  const { kubectl } = sim;
 
   it('refuses a List on the client, naming each unknown, mistyped and missing field, and creates nothing', async () => {
     const result = await kubectl(['apply', '-f', '-'], badList);
@@ -88,7 +83,7 @@ describe.runIf(binary)('kubectl validating with the OpenAPI v2 document', () => 
       'missing required field "name" in io.k8s.api.core.v1.Container',
     ])
       expect(result.stderr).toContain(expected);
-    expect(cluster.store.list('nodes')).toEqual([]);
+    expect(sim.cluster.store.list('nodes')).toEqual([]);
   });
 
   it('explains fields from the v2 document (--output=plaintext-openapiv2)', async () => {

