@@ -4,6 +4,11 @@
  * success.
  */
 
+// The AWS SDK warns on every start that its releases after January 2027 will need Node 22. The
+// lockfile pins this SDK, which supports Node 20, so the warning is noise to `everynode` users;
+// an operator who wants it sets the variable to false.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 /** A subcommand: runs with the arguments after its name and resolves to the exit code. */
 type Command = (args: readonly string[]) => Promise<number>;
 

@@ -1,0 +1,19 @@
+/**
+ * The reconcile Lambda function: consumes the FIFO work queue and makes each (DaemonSet, node) pair,
+ * DaemonSet or node right (issue 4 §4). Everything is built once per container, at module scope:
+ * the configuration, the Kubernetes client with its keep-alive agent and request budget, the SQS
+ * client, the caches, the logger and the metrics.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
+import { functionConfigFromEnvironment } from '../../lib/pipeline/function-config.ts';
+import { createReconcileHandler } from '../../lib/pipeline/reconcile-handler.ts';
+
+const logger = new Logger({ serviceName: 'everynode-reconcile' });
+const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-reconcile' });
+const config = functionConfigFromEnvironment(process.env);
+const deps = buildPipelineDeps({ config, logger });
+
+/** The Lambda handler: an SQS batch of work messages in, `batchItemFailures` out. */
+export const handler = createReconcileHandler({ deps, logger, metrics });

@@ -1,0 +1,42 @@
+/**
+ * The router Lambda function: consumes the ingress queue (SQS standard) that the everynode bus
+ * feeds, and turns each trigger into work messages on the FIFO work queue (lib/pipeline/router.ts
+ * has the rules). Clients, logger and metrics are built once per container.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { connectionOf } from '../../lib/pipeline/build-pipeline-deps.ts';
+import { routerConfigFromEnvironment } from '../../lib/pipeline/router-config.ts';
+import { createRouterHandler, metricsCounters } from '../../lib/pipeline/router-handler.ts';
+import { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
+import { localSqsClient } from '../../lib/queue/local-queues.ts';
+import { sendMessages } from '../../lib/queue/send-messages.ts';
+
+const logger = new Logger({ serviceName: 'everynode-router' });
+const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-router' });
+const config = routerConfigFromEnvironment(process.env);
+const sqs = config.sqsEndpoint ? localSqsClient(config.sqsEndpoint) : new SQSClient({});
+const kube = createKubePort({
+  connection: connectionOf(config.cluster),
+  managedKind: config.managedKind,
+  budget: new RequestBudget({ requestsPerSecond: config.apiQps, burst: config.apiQps }),
+  userAgent: 'everynode/router',
+});
+
+/** The Lambda handler: an SQS batch of triggers in, `batchItemFailures` out. */
+export const handler = createRouterHandler(
+  {
+    kube,
+    managedKind: config.managedKind,
+    work: sqsWorkSender(sqs, config.queues.work),
+    ingress: (messages) => sendMessages(sqs, config.queues.ingress, messages),
+    logger,
+    counters: metricsCounters(metrics),
+    clock: () => new Date(),
+    statusWindowSeconds: config.statusWindowSeconds,
+  },
+  metrics,
+);

@@ -1,0 +1,223 @@
+/**
+ * `everynode run`: relay, router and reconcile in one process, through the same handlers as the
+ * Lambda functions, over local SQS queues, against a real cluster or the embedded simulated one.
+ */
+import { rename, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type ManagedKind, parseManagedKind } from '../kube/managed-kind.ts';
+import { type LocalPipeline, startLocalPipeline } from '../pipeline/local-pipeline.ts';
+import {
+  type CliIo,
+  type Flags,
+  integerFlag,
+  parseFlags,
+  processIo,
+  runCommand,
+  stringFlag,
+  UsageError,
+} from './cli-args.ts';
+import { removePipelineState, writePipelineState } from './pipeline-state.ts';
+import { applyDemo, type ClusterChoice, type RunCluster, startRunCluster } from './run-cluster.ts';
+import { runHints } from './run-hints.ts';
+import { monitorPipeline } from './run-monitor.ts';
+
+/** Usage of `everynode run`. */
+export const RUN_USAGE = `Usage: everynode run [options]
+
+Runs the everynode pipeline (relay, router, reconcile) in this process, over local SQS queues,
+until Ctrl-C. Without a kubeconfig it starts a simulated cluster with the six seed nodes and applies
+the seed DaemonSets fluentd-elasticsearch and demo (what npm start does).
+
+  --kubeconfig PATH        a real cluster (default: $KUBECONFIG when set, else a simulated one)
+  --sim-nodes N            simulated cluster with N nodes (up to 6 = the seed nodes, more =
+                           node-00001…; default 6)
+  --port N                 port of the simulated API server (default: any free port)
+  --no-demo                do not apply the seed DaemonSets to the simulated cluster
+  --manage KIND            everynode.dev/v1 (default) or apps/v1
+  --exit-when-converged    exit 0 once every managed DaemonSet is up to date and ready and no work
+                           is queued; exit 1 after --timeout
+  --timeout SECONDS        with --exit-when-converged (default 300)
+  --state-dir DIR          journal, relay checkpoint, kubeconfig, pipeline state (default .everynode)
+  --api-qps N              API requests per second of each component (default 100)
+  --max-receive-count N    receives of a work message before the DLQ (default 5)
+  --log-level LEVEL        DEBUG, INFO (default), WARN or ERROR
+  -h, --help               this help
+`;
+
+/** The parsed options of `everynode run`. */
+export interface RunOptions {
+  readonly cluster: ClusterChoice;
+  readonly managedKind: ManagedKind;
+  readonly exitWhenConverged: boolean;
+  readonly timeoutSeconds: number;
+  readonly stateDir: string;
+  readonly apiQps: number;
+  readonly maxReceiveCount: number;
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+const runFlags = {
+  kubeconfig: { type: 'string' },
+  'sim-nodes': { type: 'string' },
+  port: { type: 'string' },
+  'no-demo': { type: 'boolean' },
+  manage: { type: 'string' },
+  'exit-when-converged': { type: 'boolean' },
+  timeout: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'api-qps': { type: 'string' },
+  'max-receive-count': { type: 'string' },
+  'log-level': { type: 'string' },
+} as const;
+
+function clusterChoice(flags: Flags, env: Readonly<Record<string, string | undefined>>): ClusterChoice {
+  const kubeconfig = stringFlag(flags, 'kubeconfig');
+  const simFlags = ['sim-nodes', 'port', 'no-demo'].filter((f) => flags[f] !== undefined);
+  if (kubeconfig !== undefined && simFlags.length > 0) {
+    throw new UsageError(`--kubeconfig names a real cluster; --${simFlags[0]} is for the simulated one`);
+  }
+  const path = kubeconfig ?? (simFlags.length === 0 ? env.KUBECONFIG || undefined : undefined);
+  if (path !== undefined) return { type: 'kubeconfig', path };
+  return {
+    type: 'sim',
+    nodes: integerFlag(flags, 'sim-nodes', 6, 0, 100_000),
+    port: integerFlag(flags, 'port', 0, 0, 65_535),
+    demo: flags['no-demo'] !== true,
+  };
+}
+
+/** Parses the arguments after `run`; throws UsageError with a one-line message when they are wrong. */
+export function parseRunArgs(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): RunOptions {
+  const flags = parseFlags(args, runFlags);
+  const managedKind = parseManagedKind(stringFlag(flags, 'manage'));
+  if (!managedKind)
+    throw new UsageError(
+      `--manage must be everynode.dev/v1 or apps/v1, got '${stringFlag(flags, 'manage')}'`,
+    );
+  const logLevel = (stringFlag(flags, 'log-level') ?? 'INFO').toUpperCase();
+  if (!['DEBUG', 'INFO', 'WARN', 'ERROR'].includes(logLevel)) {
+    throw new UsageError(
+      `--log-level must be DEBUG, INFO, WARN or ERROR, got '${stringFlag(flags, 'log-level')}'`,
+    );
+  }
+  return {
+    cluster: clusterChoice(flags, env),
+    managedKind,
+    exitWhenConverged: flags['exit-when-converged'] === true,
+    timeoutSeconds: integerFlag(flags, 'timeout', 300, 1),
+    stateDir: resolve(stringFlag(flags, 'state-dir') ?? '.everynode'),
+    apiQps: integerFlag(flags, 'api-qps', 100, 1),
+    maxReceiveCount: integerFlag(flags, 'max-receive-count', 5, 1, 1000),
+    logLevel: logLevel as RunOptions['logLevel'],
+  };
+}
+
+/** Runs `everynode run` with `args`; resolves to the exit code once the pipeline has stopped. */
+export function runRunCommand(args: readonly string[], io: CliIo = processIo): Promise<number> {
+  return runCommand('run', RUN_USAGE, args, io, async () => {
+    const options = parseRunArgs(args, io.env ?? process.env);
+    if (options.cluster.type === 'sim') await freshHistory(options.stateDir);
+    const cluster = await startRunCluster(options.cluster, options.stateDir);
+    try {
+      return await runPipeline(options, cluster, io);
+    } finally {
+      await cluster.stop();
+    }
+  });
+}
+
+/** Where log lines go: under the live view (the last five) on a terminal, to stdout otherwise. */
+function logSink(io: CliIo): { log: (line: string) => void; recent: () => readonly string[] } {
+  const recent: string[] = [];
+  if (!io.isTTY) return { log: (line) => io.stdout(`${line}\n`), recent: () => recent };
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+  };
+  return { log, recent: () => recent };
+}
+
+/** Publishes the running pipeline for `replay`, `redrive` and `resync`. */
+function publishState(
+  options: Readonly<RunOptions>,
+  cluster: RunCluster,
+  pipeline: LocalPipeline,
+): Promise<void> {
+  return writePipelineState(options.stateDir, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    sqsEndpoint: pipeline.queues.endpoint,
+    queues: pipeline.queues.urls,
+    journalPath: pipeline.journalPath,
+    kubeconfigPath: cluster.kubeconfigPath,
+    managedKind: options.managedKind,
+  });
+}
+
+async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, io: CliIo): Promise<number> {
+  const { log, recent } = logSink(io);
+  const pipeline = await startLocalPipeline({
+    kubeconfigPath: cluster.kubeconfigPath,
+    managedKind: options.managedKind,
+    stateDir: options.stateDir,
+    apiQps: options.apiQps,
+    maxReceiveCount: options.maxReceiveCount,
+    log,
+    logLevel: io.isTTY ? 'WARN' : options.logLevel,
+  });
+  const stop = stopSignal(io);
+  try {
+    await publishState(options, cluster, pipeline);
+    const demo =
+      options.cluster.type === 'sim' && options.cluster.demo ? applyDemo(cluster, options.managedKind) : [];
+    const { managedKind, exitWhenConverged } = options;
+    io.stdout(runHints({ cluster, managedKind, journalPath: pipeline.journalPath, demo, exitWhenConverged }));
+    const end = await monitorPipeline({
+      pipeline,
+      io,
+      exitWhenConverged,
+      timeoutMs: options.timeoutSeconds * 1000,
+      signal: stop.signal,
+      recent,
+      onError: (error) => log(`WARN  run: looking at the pipeline failed: ${String(error)}`),
+    });
+    if (end === 'timeout') io.stderr(`everynode run: not converged after ${options.timeoutSeconds} s\n`);
+    if (end === 'converged') io.stdout('everynode run: converged\n');
+    return end === 'timeout' ? 1 : 0;
+  } finally {
+    stop.dispose();
+    await pipeline.stop();
+    await removePipelineState(options.stateDir);
+  }
+}
+
+/**
+ * A new simulated cluster has its own history: the relay checkpoint of a previous one names versions
+ * this one never had, and its journal describes objects that do not exist here. The checkpoint is
+ * removed and the journal kept one generation back (`journal.previous.jsonl`).
+ */
+async function freshHistory(stateDir: string): Promise<void> {
+  await rm(join(stateDir, 'relay-checkpoint.json'), { force: true });
+  await rename(join(stateDir, 'journal.jsonl'), join(stateDir, 'journal.previous.jsonl')).catch(
+    () => undefined,
+  );
+}
+
+/** Aborts on the io's stop signal, or on SIGINT/SIGTERM. */
+function stopSignal(io: CliIo): { signal: AbortSignal; dispose: () => void } {
+  if (io.stopSignal) return { signal: io.stopSignal, dispose: () => undefined };
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', abort);
+      process.off('SIGTERM', abort);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What `everynode run` prints when it starts: which cluster, where the kubeconfig and the journal
+ * are, and on the simulated cluster the kubectl commands worth trying.
+ */
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { RunCluster } from './run-cluster.ts';
+
+/** What the hints describe. */
+export interface RunHintsInput {
+  readonly cluster: Readonly<RunCluster>;
+  readonly managedKind: ManagedKind;
+  readonly journalPath: string;
+  /** The demo DaemonSets applied (`namespace/name`). */
+  readonly demo: readonly string[];
+  readonly exitWhenConverged: boolean;
+}
+
+function simulatedClusterHints(input: Readonly<RunHintsInput>): string[] {
+  const resource = input.managedKind === 'apps/v1' ? 'ds' : 'eds';
+  const node = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'worker-2', labels: { 'kubernetes.io/os': 'linux' } },
+  });
+  const image = JSON.stringify([
+    { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' },
+  ]);
+  const rollout =
+    input.managedKind === 'apps/v1'
+      ? [
+          '  kubectl -n kiada set image ds/demo demo=busybox:1.37          # roll out a new image',
+          '  kubectl -n kiada rollout status ds/demo',
+        ]
+      : [`  kubectl -n kiada patch eds demo --type=json -p '${image}'   # roll out a new image`];
+  return [
+    'Try, in another terminal:',
+    `  export KUBECONFIG=${input.cluster.kubeconfigPath}`,
+    `  kubectl get ${resource} -A                                   # DESIRED CURRENT READY UP-TO-DATE AVAILABLE`,
+    '  kubectl get pods -A -o wide                            # one daemon pod per eligible node',
+    `  echo '${node}' | kubectl apply -f -   # add a node`,
+    '  kubectl taint node worker-1 dedicated=infra:NoExecute  # its daemon pods go, unless they tolerate it',
+    '  kubectl label node worker-ssd disk-                      # unlabel a node',
+    ...rollout,
+  ];
+}
+
+/** The start-up text (ends with a blank line). */
+export function runHints(input: Readonly<RunHintsInput>): string {
+  const lines = [
+    `everynode run: ${input.cluster.description}, managing ${input.managedKind} DaemonSets`,
+    `  kubeconfig: ${input.cluster.kubeconfigPath}`,
+    `  journal:    ${input.journalPath}   (everynode replay --journal ${input.journalPath})`,
+    ...(input.demo.length > 0 ? [`  applied the seed DaemonSets ${input.demo.join(', ')}`] : []),
+    ...(input.cluster.sim ? simulatedClusterHints(input) : []),
+    input.exitWhenConverged ? 'Waiting until every DaemonSet has converged.' : 'Press Ctrl-C to stop.',
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}

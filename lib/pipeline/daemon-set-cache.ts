@@ -1,0 +1,117 @@
+/**
+ * Per-process caches of the reconciler (pipeline design decision 4). They make hinted pairs cost
+ * one request; correctness never depends on them, because every write carries its own guard
+ * (deterministic pod names, uid + resourceVersion preconditions, optimistic concurrency).
+ */
+import type { DaemonSet } from '../core/daemon-set.ts';
+
+/** A Map bounded to `size` entries, evicting the least recently used. */
+class Lru<V> {
+  readonly #entries = new Map<string, V>();
+  readonly #size: number;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  get(key: string): V | undefined {
+    const value = this.#entries.get(key);
+    if (value === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    return value;
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    if (this.#entries.size > this.#size) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+  }
+}
+
+/**
+ * How long a fan-out is remembered at most: long enough for a burst of pair messages to drain,
+ * short enough that a message lost, or handled by another process, is sent again soon.
+ */
+export const FAN_OUT_MEMORY_MS = 20_000;
+
+/**
+ * DaemonSets by uid and resourceVersion, current revision hashes by DaemonSet uid, generation and
+ * collisionCount, and the pair messages this process fanned out recently.
+ */
+export class DaemonSetCache {
+  readonly #daemonSets = new Lru<DaemonSet>(1024);
+  readonly #hashes = new Lru<string>(1024);
+  readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
+
+  /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
+  daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {
+    return this.#daemonSets.get(`${uid}@${resourceVersion}`);
+  }
+
+  /**
+   * Caches `ds` under its own resourceVersion and under `askedFor`: a read made because a hint
+   * named version `askedFor` answered this newer object, which later pairs naming `askedFor` may
+   * use too (it is at least as fresh as their hints).
+   */
+  putDaemonSet(ds: Readonly<DaemonSet>, askedFor?: string): void {
+    const uid = ds.metadata?.uid ?? '';
+    const copy = structuredClone(ds) as DaemonSet;
+    this.#daemonSets.set(`${uid}@${ds.metadata?.resourceVersion ?? ''}`, copy);
+    if (askedFor !== undefined) this.#daemonSets.set(`${uid}@${askedFor}`, copy);
+  }
+
+  /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */
+  revisionHash(ds: Readonly<DaemonSet>): string | undefined {
+    return this.#hashes.get(hashKey(ds));
+  }
+
+  /** Remembers `hash` as the current revision hash of `ds`'s template. */
+  putRevisionHash(ds: Readonly<DaemonSet>, hash: string): void {
+    this.#hashes.set(hashKey(ds), hash);
+  }
+
+  /**
+   * True when this process fanned out `intent` for `pair` (DaemonSet uid and node) less than
+   * {@link FAN_OUT_MEMORY_MS} before `nowMs`, and the pair was not handled before `listedAtMs` (when
+   * the DaemonSet step began the LISTs it planned from): the pair message is still on its way, or
+   * its effect may be missing from those LISTs, as upstream's expectations would say.
+   */
+  fannedOut(pair: string, intent: string, nowMs: number, listedAtMs: number): boolean {
+    const sent = this.#fannedOut.get(pair);
+    if (sent === undefined || sent.intent !== intent || nowMs - sent.at >= FAN_OUT_MEMORY_MS) return false;
+    return sent.handledAt === undefined || sent.handledAt >= listedAtMs;
+  }
+
+  /** Remembers that `intent` was fanned out for `pair` at `nowMs`. */
+  markFannedOut(pair: string, intent: string, nowMs: number): void {
+    this.#fannedOut.set(pair, { intent, at: nowMs });
+  }
+
+  /** Notes that the pair step handled `pair` at `nowMs` (its writes are visible to LISTs begun later). */
+  handledPair(pair: string, nowMs: number): void {
+    const sent = this.#fannedOut.get(pair);
+    if (sent !== undefined) this.#fannedOut.set(pair, { ...sent, handledAt: nowMs });
+  }
+
+  /**
+   * Forgets the fan-out of `pair` unless it was for `intent`: the DaemonSet step saw the pair in
+   * another state (its pod created, or another need), so the message was acted upon, and the same
+   * intent seen again later is new work (upstream: an observed create lowers the expectations).
+   */
+  settleFanOut(pair: string, intent: string | undefined): void {
+    const sent = this.#fannedOut.get(pair);
+    if (sent !== undefined && sent.intent !== intent) this.#fannedOut.delete(pair);
+  }
+}
+
+function hashKey(ds: Readonly<DaemonSet>): string {
+  return `${ds.metadata?.uid ?? ''}/${ds.metadata?.generation ?? 0}/${ds.status?.collisionCount ?? 0}`;
+}

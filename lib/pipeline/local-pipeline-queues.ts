@@ -1,0 +1,43 @@
+/**
+ * Queue depths of the local pipeline, for the live view and for deciding that it is idle.
+ */
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { LocalQueues } from '../queue/local-queues.ts';
+
+/** Messages on each queue: visible, in flight (received, not yet deleted) and delayed. */
+export interface QueueDepths {
+  readonly ingress: number;
+  readonly work: number;
+  readonly workDlq: number;
+  readonly ingressDlq: number;
+}
+
+async function depth(sqs: SQSClient, url: string): Promise<number> {
+  const answer = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  const a = answer.Attributes ?? {};
+  return (
+    Number(a.ApproximateNumberOfMessages ?? 0) +
+    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+  );
+}
+
+/** The depth of every queue of `queues`. */
+export async function queueDepths(queues: Pick<LocalQueues, 'sqs' | 'urls'>): Promise<QueueDepths> {
+  const [ingress, work, workDlq, ingressDlq] = await Promise.all([
+    depth(queues.sqs, queues.urls.ingress),
+    depth(queues.sqs, queues.urls.work),
+    depth(queues.sqs, queues.urls.workDlq),
+    depth(queues.sqs, queues.urls.ingressDlq),
+  ]);
+  return { ingress, work, workDlq, ingressDlq };
+}

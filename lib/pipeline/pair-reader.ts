@@ -1,0 +1,112 @@
+/**
+ * Reading one (DaemonSet, node) pair (pipeline design decision 4): from the hints a DaemonSet step
+ * attached (the DaemonSet from the process cache, node and pods from the hints: no request in a
+ * warm process), or from the API server (GET DaemonSet, GET node, one LIST of the pair's pods).
+ */
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet } from '../core/daemon-set.ts';
+import { timestampMillis } from '../core/pod-availability.ts';
+import { nodeFromHint, type PairHints, podFromHint } from '../messages/pair-hints.ts';
+import type { PairMessage } from '../messages/work-message.ts';
+import type { PipelineDeps } from './pipeline-deps.ts';
+import { currentRevisionHash } from './revision-hash.ts';
+import { pairPodsQuery } from './selector-query.ts';
+
+/** Hints older than this are not used: the pair is read instead. */
+export const HINT_MAX_AGE_SECONDS = 60;
+
+/** The state of one pair, ready to plan. */
+export interface PairRead {
+  readonly ds: DaemonSet;
+  /** Undefined when the node no longer exists. */
+  readonly node: V1Node | undefined;
+  readonly nodeName: string;
+  readonly pods: V1Pod[];
+  readonly currentHash: string;
+  /** The node and pods came from hints. */
+  readonly hinted: boolean;
+}
+
+/** The DaemonSet the message names, or undefined when it is gone or was re-created with another uid. */
+async function readDaemonSet(
+  deps: PipelineDeps,
+  message: Readonly<PairMessage>,
+): Promise<DaemonSet | undefined> {
+  const { namespace, name, uid } = message.daemonSet;
+  const ds = await deps.kube.getDaemonSet(namespace, name);
+  return ds?.metadata?.uid === uid ? ds : undefined;
+}
+
+/** The pods of `ds` made for the node, bound or not, read fresh (the pair's write depends on them). */
+async function readPairPods(deps: PipelineDeps, ds: Readonly<DaemonSet>, nodeName: string): Promise<V1Pod[]> {
+  const labelSelector = pairPodsQuery(ds.spec?.selector, nodeName);
+  const list = await deps.kube.listPods({ namespace: ds.metadata?.namespace ?? 'default', labelSelector });
+  return list.items;
+}
+
+/**
+ * The pair read from the API server: the DaemonSet (`known`, when the caller has just read it, else
+ * a GET), the node, and the pair's pods. Undefined when the DaemonSet is gone.
+ */
+export async function readPair(
+  deps: PipelineDeps,
+  message: Readonly<PairMessage>,
+  known?: Readonly<DaemonSet>,
+): Promise<PairRead | undefined> {
+  const ds = known ?? (await readDaemonSet(deps, message));
+  if (ds === undefined) return undefined;
+  const nodeName = message.node.name;
+  const [node, pods, currentHash] = await Promise.all([
+    deps.kube.getNode(nodeName),
+    readPairPods(deps, ds, nodeName),
+    currentRevisionHash(deps, ds),
+  ]);
+  return { ds, node, nodeName, pods, currentHash, hinted: false };
+}
+
+/** True when the hints are recent enough to plan from. */
+function fresh(hints: Readonly<PairHints>, now: Date): boolean {
+  const observed = timestampMillis(hints.observedAt);
+  return observed !== undefined && now.getTime() - observed <= HINT_MAX_AGE_SECONDS * 1000;
+}
+
+/** The DaemonSet at the hinted version: cached, else read once and cached for the other pairs of the fan-out. */
+async function hintedDaemonSet(
+  deps: PipelineDeps,
+  message: Readonly<PairMessage>,
+  hints: Readonly<PairHints>,
+): Promise<DaemonSet | undefined> {
+  const { uid } = message.daemonSet;
+  const cached = deps.cache.daemonSet(uid, hints.daemonSet.resourceVersion);
+  if (cached !== undefined) return cached;
+  const ds = await readDaemonSet(deps, message);
+  if (ds !== undefined) deps.cache.putDaemonSet(ds, hints.daemonSet.resourceVersion);
+  return ds;
+}
+
+/**
+ * The pair as the message's hints describe it, or the pair read from the API server when there are
+ * no usable hints: none, older than {@link HINT_MAX_AGE_SECONDS}, or from another generation of the
+ * DaemonSet (its template, hence the revision hash, may have changed). Hinted pods that are
+ * terminating are read again: their end is what the pair waits for. Undefined when the DaemonSet is gone.
+ */
+export async function readHintedPair(
+  deps: PipelineDeps,
+  message: Readonly<PairMessage>,
+): Promise<PairRead | undefined> {
+  const hints = message.hints;
+  if (hints === undefined || !fresh(hints, deps.clock())) return readPair(deps, message);
+  const ds = await hintedDaemonSet(deps, message, hints);
+  if (ds === undefined) return undefined;
+  if ((ds.metadata?.generation ?? 0) !== (hints.daemonSet.generation ?? ds.metadata?.generation ?? 0)) {
+    return readPair(deps, message, ds);
+  }
+  const nodeName = message.node.name;
+  const namespace = ds.metadata?.namespace ?? 'default';
+  const terminating = hints.pods.some((pod) => pod.deletionTimestamp !== undefined);
+  const pods = terminating
+    ? await readPairPods(deps, ds, nodeName)
+    : hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
+  const node = hints.node === null ? undefined : nodeFromHint(hints.node);
+  return { ds, node, nodeName, pods, currentHash: hints.daemonSet.revisionHash, hinted: true };
+}

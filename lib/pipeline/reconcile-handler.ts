@@ -1,0 +1,110 @@
+/**
+ * The reconcile function's Lambda handler (issue 4 §4), built over given deps so the same handler
+ * runs on AWS (functions/reconcile) and locally: middy 6 with Powertools Logger (Lambda context in
+ * every log line), Metrics (EMF) and Batch (SQS FIFO partial batch responses, skipping the rest of
+ * a message group after a failure so FIFO order holds).
+ */
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { processRequestCounter, type RequestCounter } from '../kube/request-counter.ts';
+import type { PipelineDeps } from './pipeline-deps.ts';
+import { planBatch, type RecordOutcome, reconcileRecord } from './reconcile-record.ts';
+import { nonZero, type ReportKey } from './step-report.ts';
+
+/** What the handler is built from; all of it lives as long as the process (one Lambda container). */
+export interface ReconcileHandlerTools {
+  readonly deps: PipelineDeps;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Where the process counts its API requests (default the process counter). */
+  readonly requestCounter?: RequestCounter;
+}
+
+/** The handler: an SQS batch in, the records to redeliver out. */
+export type ReconcileHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** Metric names of the report counts (actions by kind, conflicts, requeues). */
+const reportMetrics: Partial<Record<ReportKey, string>> = {
+  created: 'PodsCreated',
+  alreadyExisted: 'PodCreatesAlreadyDone',
+  deleted: 'PodsDeleted',
+  alreadyGone: 'PodDeletesAlreadyDone',
+  adopted: 'PodsAdopted',
+  released: 'PodsReleased',
+  revisionWrites: 'RevisionWrites',
+  statusWrites: 'StatusWrites',
+  fannedOut: 'PairsFannedOut',
+  requeues: 'Requeues',
+  conflicts: 'Conflicts',
+  hinted: 'HintedPairs',
+};
+
+function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {
+  switch (outcome.type) {
+    case 'reconciled':
+      metrics.addMetric('ReconcileLatency', MetricUnit.Milliseconds, outcome.millis);
+      metrics.addMetric(`Reconciled_${outcome.kind}`, MetricUnit.Count, 1);
+      for (const [key, value] of Object.entries(nonZero(outcome.report))) {
+        const name = reportMetrics[key as ReportKey];
+        if (name) metrics.addMetric(name, MetricUnit.Count, value);
+      }
+      return;
+    case 'duplicate':
+      metrics.addMetric('DuplicatesSkipped', MetricUnit.Count, 1);
+      return;
+    case 'dead-lettered':
+      metrics.addMetric('DeadLettered', MetricUnit.Count, 1);
+      return;
+    case 'throttled':
+      metrics.addMetric('Throttled', MetricUnit.Count, 1);
+      metrics.addMetric('Requeues', MetricUnit.Count, 1);
+      return;
+  }
+}
+
+/**
+ * The middy handler over `tools`. Per batch: records of the same work key run once (the first);
+ * each record is reconciled in FIFO order (`SqsFifoPartialProcessorAsync`, `skipGroupOnError`), and
+ * the failures come back as `batchItemFailures` (never a thrown error, so the successes are kept).
+ * Metrics: records, latency, actions by kind, conflicts, requeues, DLQ and throttling counts, and
+ * the API requests the batch made.
+ */
+export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): ReconcileHandler {
+  const { deps, logger, metrics } = tools;
+  const counter = tools.requestCounter ?? processRequestCounter;
+  const handle = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const plan = planBatch(event.Records);
+    const requestsBefore = counter.total();
+    const recordHandler = async (record: SQSRecord) => {
+      const outcome = await reconcileRecord(deps, record, plan);
+      recordMetrics(metrics, outcome);
+      if (outcome.type === 'reconciled')
+        logger.debug('reconciled', {
+          messageId: record.messageId,
+          kind: outcome.kind,
+          ...nonZero(outcome.report),
+        });
+      return outcome.type;
+    };
+    // One processor per invocation: its state is per batch, and locally invocations run concurrently.
+    const response = await processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
+      context,
+      skipGroupOnError: true,
+      throwOnFullBatchFailure: false,
+    });
+    metrics.addMetric('Records', MetricUnit.Count, event.Records.length);
+    metrics.addMetric('ApiRequests', MetricUnit.Count, counter.total() - requestsBefore);
+    if (response.batchItemFailures.length > 0) {
+      logger.warn('records left for redelivery', {
+        failed: response.batchItemFailures.map((f) => f.itemIdentifier),
+      });
+    }
+    return response;
+  };
+  return middy(handle).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+}

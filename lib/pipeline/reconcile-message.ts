@@ -1,0 +1,35 @@
+/**
+ * One work message to its step.
+ */
+
+import { PoisonMessageError } from '../messages/poison-message-error.ts';
+import type { WorkMessage } from '../messages/work-message.ts';
+import type { PipelineDeps } from './pipeline-deps.ts';
+import { reconcileDaemonSet } from './reconcile-daemon-set.ts';
+import { reconcileNode } from './reconcile-node.ts';
+import { reconcilePair } from './reconcile-pair.ts';
+import type { StepReport } from './step-report.ts';
+
+/**
+ * Runs the step of `message` (`pair`, `daemonset` or `node`) and resolves to what it did. A message
+ * meant for another managed kind than this reconciler's throws a PoisonMessageError: no retry
+ * makes it right.
+ */
+export async function reconcileMessage(
+  deps: PipelineDeps,
+  message: Readonly<WorkMessage>,
+): Promise<StepReport> {
+  if (message.managedKind !== undefined && message.managedKind !== deps.kube.managedKind) {
+    throw new PoisonMessageError(
+      `message for managed kind ${message.managedKind}, but this reconciler manages ${deps.kube.managedKind}`,
+    );
+  }
+  switch (message.kind) {
+    case 'pair':
+      return reconcilePair(deps, message);
+    case 'daemonset':
+      return reconcileDaemonSet(deps, message);
+    case 'node':
+      return reconcileNode(deps, message);
+  }
+}

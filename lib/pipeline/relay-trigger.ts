@@ -1,0 +1,83 @@
+/**
+ * The triggers the relay publishes: one bus event per decision-relevant watch event, and a resync
+ * request after a relist (DESIGN.md §3). Their format is `lib/messages/trigger.ts`'s, plus the
+ * `changes` field below.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { controllerOf } from '../core/controller-ref.ts';
+import { targetNodeName } from '../core/daemon-pod.ts';
+import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { WatchedKind } from '../messages/message-cause.ts';
+import {
+  RELAY_SOURCE,
+  RESYNC_DETAIL_TYPE,
+  WATCH_DETAIL_TYPE,
+  type WatchEventDetail,
+} from '../messages/trigger.ts';
+import type { BusEvent } from '../queue/event-bus.ts';
+import type { ObjectEvent } from './relay-cache.ts';
+
+/**
+ * The relay's addition to the watch event detail: which decision-relevant facets changed in a
+ * MODIFIED event (`relay-changes.ts` names them; `terminal` = the pod's phase became Failed or
+ * Succeeded). Absent or empty for ADDED and DELETED, and in triggers from elsewhere; the router then
+ * assumes anything may have changed. Kept beside the detail rather than inside
+ * `watchEventDetailSchema` (owned by lib/messages), which strips fields it does not know, so the
+ * router reads it from the raw detail with this schema.
+ */
+export const relayChangesSchema = z.object({ changes: z.array(z.string().min(1)).max(16).optional() });
+
+/** A watch event detail as the relay writes it. */
+export type RelayWatchDetail = WatchEventDetail & { changes?: string[] };
+
+const kinds: Record<WatchedResource, WatchedKind> = { nodes: 'Node', pods: 'Pod', daemonsets: 'DaemonSet' };
+
+function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 'nodeName'> {
+  const ref = controllerOf(pod);
+  const nodeName = targetNodeName(pod);
+  return {
+    ...(ref
+      ? { controller: { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid } }
+      : {}),
+    ...(nodeName ? { nodeName } : {}),
+  };
+}
+
+/** The detail of the watch trigger for `event` of `resource` with the changed facets `changes`. */
+export function watchDetailOf<R extends WatchedResource>(
+  resource: R,
+  event: Readonly<ObjectEvent<WatchedObjects[R]>>,
+  changes: readonly string[],
+  managedKind: ManagedKind,
+): RelayWatchDetail {
+  const meta =
+    (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
+  return {
+    v: 1,
+    event: event.type,
+    kind: kinds[resource],
+    apiVersion: resource === 'daemonsets' ? managedKind : 'v1',
+    name: meta.name ?? '',
+    ...(meta.namespace ? { namespace: meta.namespace } : {}),
+    uid: meta.uid ?? '',
+    resourceVersion: event.resourceVersion,
+    ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
+    ...(changes.length > 0 ? { changes: [...changes] } : {}),
+  };
+}
+
+/** The bus event of a watch trigger, at `now`. */
+export function watchTriggerEvent(detail: Readonly<RelayWatchDetail>, now: Date): BusEvent {
+  return { source: RELAY_SOURCE, detailType: WATCH_DETAIL_TYPE, detail, time: now };
+}
+
+/**
+ * The bus event asking for a resync of every managed DaemonSet, for `reason` (a relist after 410
+ * Gone, or a relay start without a checkpoint: changes may have been missed, so every DaemonSet's
+ * pairs are checked again).
+ */
+export function resyncTriggerEvent(reason: string, now: Date): BusEvent {
+  return { source: RELAY_SOURCE, detailType: RESYNC_DETAIL_TYPE, detail: { v: 1, reason }, time: now };
+}

@@ -1,0 +1,54 @@
+/**
+ * The router's Lambda handler, built from its ports: `functions/router` exports it with the ports
+ * of its environment, and `everynode run` invokes the very same handler through its local SQS event
+ * source.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { RecentlySent, routeIngressMessage } from './router.ts';
+import type { RouterCounters, RouterDeps } from './router-deps.ts';
+
+/** An SQS-triggered Lambda handler reporting partial batch failures. */
+export type RouterHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/**
+ * The router handler: a middy handler with the Powertools logger's Lambda context, routing the
+ * records of an ingress (SQS standard) batch in parallel with the Powertools batch processor. It
+ * returns the records that failed for a reason worth retrying as `batchItemFailures` — they come
+ * back after the visibility timeout, and to the ingress DLQ after maxReceiveCount — while unusable
+ * triggers count as processed. A batch processor is made per invocation, because the local
+ * pipeline may run invocations of one handler concurrently (Lambda runs one at a time per container).
+ * With `metrics` (the function's; its counters being {@link metricsCounters} of it), the metrics
+ * are flushed as EMF after each invocation.
+ */
+export function createRouterHandler(deps: RouterDeps, metrics?: Metrics): RouterHandler {
+  const recent = new RecentlySent();
+  const recordHandler = async (record: SQSRecord): Promise<void> => {
+    await routeIngressMessage(record.body, deps, recent);
+  };
+  const route = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const processor = new BatchProcessor(EventType.SQS);
+    const response = await processPartialResponse(event, recordHandler, processor, {
+      context,
+      throwOnFullBatchFailure: false,
+    });
+    for (const failure of processor.errors)
+      deps.logger.warn('routing failed; the message will be retried', { error: String(failure) });
+    return response;
+  };
+  const handler = middy(route).use(injectLambdaContext(deps.logger));
+  return metrics ? handler.use(logMetrics(metrics)) : handler;
+}
+
+/** Router counters published as EMF count metrics through `metrics` (flushed by `logMetrics`). */
+export function metricsCounters(metrics: Metrics): RouterCounters {
+  return {
+    count: (name, value = 1) => {
+      if (value !== 0) metrics.addMetric(name, MetricUnit.Count, value);
+    },
+  };
+}

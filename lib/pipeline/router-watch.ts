@@ -1,0 +1,101 @@
+/**
+ * Router rules for relayed watch events (pipeline design 10):
+ * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message.
+ * - DaemonSet event → a `daemonset` message.
+ * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
+ *   `pair` message (the pod must be replaced or its node made right); every pod event also schedules
+ *   a coalesced status refresh (creation, binding, phase and readiness change the DaemonSet's counts).
+ * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
+ *   for each managed DaemonSet of its namespace: one of them may adopt it.
+ * - Pod controlled by something else → ignored.
+ */
+import type { MessageCause } from '../messages/message-cause.ts';
+import type { WatchEventDetail } from '../messages/trigger.ts';
+import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
+import type { RouterDeps } from './router-deps.ts';
+import { type RoutedWork, statusRefresh } from './router-work.ts';
+
+/** Pod changes that need the pair made right, not only the status recounted. */
+const pairChanges = new Set(['terminal', 'deleting']);
+
+/** Why a watch trigger produced no work, or the work it produced. */
+export type WatchRouting = { readonly work: RoutedWork[] } | { readonly ignored: string };
+
+function common(deps: Pick<RouterDeps, 'managedKind'>, cause: MessageCause) {
+  return { v: 1 as const, cause, managedKind: deps.managedKind };
+}
+
+/**
+ * The work for the watch event `detail` with the relay's changed facets `changes` (undefined when
+ * unknown: anything may have changed), caused by `cause`.
+ */
+export async function routeWatch(
+  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock' | 'statusWindowSeconds'>,
+  detail: Readonly<WatchEventDetail>,
+  changes: readonly string[] | undefined,
+  cause: MessageCause,
+): Promise<WatchRouting> {
+  const base = common(deps, cause);
+  switch (detail.kind) {
+    case 'Node':
+      return { work: [{ to: 'work', message: { ...base, kind: 'node', node: { name: detail.name } } }] };
+    case 'DaemonSet': {
+      if (detail.apiVersion !== deps.managedKind)
+        return { ignored: `DaemonSet of ${detail.apiVersion}, not managed` };
+      if (!detail.namespace) return { ignored: 'DaemonSet event without a namespace' };
+      const daemonSet = { namespace: detail.namespace, name: detail.name, uid: detail.uid };
+      return { work: [{ to: 'work', message: { ...base, kind: 'daemonset', daemonSet } }] };
+    }
+    case 'Pod':
+      return routePod(deps, detail, changes, cause);
+  }
+}
+
+async function routePod(
+  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock' | 'statusWindowSeconds'>,
+  detail: Readonly<WatchEventDetail>,
+  changes: readonly string[] | undefined,
+  cause: MessageCause,
+): Promise<WatchRouting> {
+  const namespace = detail.namespace;
+  if (!namespace) return { ignored: 'pod event without a namespace' };
+  const controller = detail.controller;
+  if (controller === undefined) return { work: await orphanWork(deps, namespace, cause) };
+  if (controller.kind !== 'DaemonSet' || controller.apiVersion !== deps.managedKind) {
+    return {
+      ignored: `pod controlled by ${controller.apiVersion} ${controller.kind}, not a managed DaemonSet`,
+    };
+  }
+  const daemonSet = { namespace, name: controller.name, uid: controller.uid };
+  const base = common(deps, cause);
+  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet };
+  const work: RoutedWork[] = [statusRefresh(status, deps.clock(), deps.statusWindowSeconds ?? 2)];
+  // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`
+  // (a trigger not from our relay): anything may have changed, so the pair is looked at too.
+  const modifiedForPair = changes === undefined || changes.some((c) => pairChanges.has(c));
+  const needsPair = detail.event === 'DELETED' || (detail.event === 'MODIFIED' && modifiedForPair);
+  if (needsPair) {
+    const pair: WorkMessage = detail.nodeName
+      ? { ...base, kind: 'pair', daemonSet, node: { name: detail.nodeName } }
+      : { ...base, kind: 'daemonset', daemonSet };
+    work.push({ to: 'work', message: pair });
+  }
+  return { work };
+}
+
+/** A `daemonset` message for every managed DaemonSet in `namespace` (served from the watch cache). */
+async function orphanWork(
+  deps: Pick<RouterDeps, 'managedKind' | 'kube'>,
+  namespace: string,
+  cause: MessageCause,
+): Promise<RoutedWork[]> {
+  // A stale list is safe: a DaemonSet created since then gets its own event, whose step adopts.
+  const list = await deps.kube.listDaemonSets({ namespace, allowStale: true });
+  return list.items.flatMap((ds): RoutedWork[] => {
+    const name = ds.metadata?.name;
+    if (!name || ds.metadata?.deletionTimestamp) return [];
+    const uid = ds.metadata?.uid;
+    const daemonSet = { namespace, name, ...(uid ? { uid } : {}) };
+    return [{ to: 'work', message: { ...common(deps, cause), kind: 'daemonset', daemonSet } }];
+  });
+}

@@ -1,0 +1,197 @@
+/**
+ * What the reconcile benchmarks share: a simulated cluster that allows the reconciler's user agent
+ * 100 requests/s (429 beyond, as API Priority and Fairness would), the whole local pipeline
+ * (relay → bus → ingress → router → work queue → reconcile) over it, DaemonSets whose pods are
+ * already running (made in-process, as if an earlier controller had made them), and figures printed
+ * beside their goals.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
+import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts';
+import type { SimTiming } from '../../lib/sim/sim-timing.ts';
+import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import type { KubeObject } from '../../lib/sim/store.ts';
+
+/** The reconciler's allowance on the simulated API server. */
+export const LIMIT_QPS = 100;
+
+/** What the pipeline worker is started with. */
+export interface PipelineWorkerData {
+  readonly kubeconfigPath: string;
+  readonly stateDir: string;
+  readonly clientQps: number;
+  readonly reconcileConcurrency: number;
+}
+
+/** A cluster and, once started, the pipeline over it. */
+export interface BenchCluster {
+  readonly sim: SimCluster;
+  readonly kubeconfigPath: string;
+  readonly stateDir: string;
+  /**
+   * Starts the whole local pipeline in a worker thread; `clientQps` is the reconciler's own budget
+   * (EVERYNODE_API_QPS), default 95: a budget equal to the server's limit meets 429s from arrival
+   * jitter. Resolves when the relay runs.
+   */
+  startPipeline(options?: { reconcileConcurrency?: number; clientQps?: number }): Promise<void>;
+  /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
+  stopPipeline(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/** Starts `nodes` simulated nodes with the reconciler limited to {@link LIMIT_QPS}. */
+export async function startBenchCluster(nodes: number, timing: Partial<SimTiming> = {}): Promise<BenchCluster> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
+  const kubeconfigPath = join(stateDir, 'kubeconfig');
+  const sim = await startSimCluster({ nodes, kubeconfigPath, timing, watchWindow: 200_000 });
+  sim.faults.limitPerUserAgent({ match: RECONCILE_USER_AGENT, qps: LIMIT_QPS, burst: LIMIT_QPS });
+  let worker: Worker | undefined;
+  const stopPipeline = async () => {
+    if (worker === undefined) return {};
+    const stopped = nextMessage<{ type: 'stopped'; counters: Record<string, number> }>(worker, 'stopped');
+    worker.postMessage('stop');
+    const { counters } = await stopped;
+    await worker.terminate();
+    worker = undefined;
+    return counters;
+  };
+  return {
+    sim,
+    kubeconfigPath,
+    stateDir,
+    startPipeline: async (options = {}) => {
+      const data: PipelineWorkerData = {
+        kubeconfigPath,
+        stateDir,
+        clientQps: options.clientQps ?? 95,
+        reconcileConcurrency: options.reconcileConcurrency ?? 8,
+      };
+      worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data);
+      await nextMessage(worker, 'ready');
+    },
+    stopPipeline,
+    stop: async () => {
+      await stopPipeline();
+      await sim.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `ds` with the API server's bookkeeping removed, as a client would send it. */
+function creatable(ds: Readonly<V1DaemonSet>): KubeObject {
+  const object = JSON.parse(JSON.stringify(ds)) as KubeObject;
+  const {
+    uid: _uid,
+    resourceVersion: _rv,
+    creationTimestamp: _at,
+    generation: _gen,
+    ...metadata
+  } = object.metadata;
+  return { ...object, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata };
+}
+
+/** Creates the DaemonSet in the cluster (in-process, not counted) and returns it as stored. */
+export function createDaemonSet(sim: SimCluster, ds: Readonly<V1DaemonSet>): V1DaemonSet {
+  return sim.store.create('apps/daemonsets', creatable(ds)) as unknown as V1DaemonSet;
+}
+
+/**
+ * Creates `ds` with its first ControllerRevision and, on every node, the pod everynode would have
+ * made, already bound (the kubelets start them): a DaemonSet converged before the benchmark starts.
+ */
+export function populateDaemonSet(sim: SimCluster, ds: Readonly<V1DaemonSet>): V1DaemonSet {
+  const stored = createDaemonSet(sim, ds);
+  const revision = controllerRevisionFor(stored, 1);
+  sim.store.create('apps/controllerrevisions', JSON.parse(JSON.stringify(revision)) as KubeObject);
+  const hash = revisionHashOf(revision);
+  for (const node of sim.nodes.names()) {
+    const pod: V1Pod = daemonPodFor(stored, node, hash);
+    if (pod.spec) pod.spec.nodeName = node;
+    sim.store.create('pods', JSON.parse(JSON.stringify(pod)) as KubeObject);
+  }
+  return stored;
+}
+
+/** True when the pod is Ready and not being deleted. */
+export function isAvailablePod(pod: Readonly<V1Pod>): boolean {
+  return (
+    !pod.metadata?.deletionTimestamp &&
+    (pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
+  );
+}
+
+/** Resolves when `check` holds (polled every `everyMs`); rejects after `timeoutMs`. */
+export async function waitUntil(
+  what: string,
+  check: () => boolean,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline)
+      throw new Error(`benchmark: timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Requests the reconciler made, optionally of one verb / resource / subresource. */
+export function reconcileRequests(
+  sim: SimCluster,
+  filter: { verb?: string; resource?: string; subresource?: string } = {},
+): number {
+  return sim.counters.total({ ...filter, userAgent: RECONCILE_USER_AGENT });
+}
+
+/** The reconciler's requests by `verb resource[/subresource]`, largest first. */
+export function requestBreakdown(sim: SimCluster): string {
+  return sim.counters
+    .snapshot()
+    .filter((entry) => entry.userAgent === RECONCILE_USER_AGENT)
+    .sort((a, b) => b.count - a.count)
+    .map(
+      (entry) =>
+        `${entry.verb} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}: ${entry.count}`,
+    )
+    .join(', ');
+}
+
+/** Prints one figure beside its goal, with whether it is met. */
+export function figure(name: string, value: string, goal: string, met: boolean): void {
+  console.log(`${name.padEnd(44)} ${value.padStart(12)}   goal ${goal.padEnd(14)} ${met ? 'met' : 'MISSED'}`);
+}
+
+/** The `q`-quantile of `values` (nearest rank). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+}
+
+/**
+ * Starts the module `url` in a worker thread with `data` (workers do not inherit tsx's loader on
+ * Node 20: the worker registers it first), so the reconciler gets a core of its own rather than
+ * sharing the simulated cluster's event loop. Returns the worker.
+ */
+export function startWorker(url: URL, data: unknown): Worker {
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: data });
+}
+
+/** The next message of `worker` of `type`; rejects when the worker fails first. */
+export function nextMessage<T extends { type: string }>(worker: Worker, type: T['type']): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: T) => {
+      if (message.type !== type) return;
+      worker.off('message', onMessage);
+      resolve(message);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+}

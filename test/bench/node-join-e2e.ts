@@ -1,0 +1,142 @@
+/**
+ * Node join latency through the whole local pipeline: `npm run bench -- node-join-e2e --nodes 1000
+ * --daemonsets 10 [--joins 30] [--interval-ms 300] [--api-qps 2000] [--reconcile-concurrency 16]`.
+ *
+ * A simulated cluster of `--nodes` nodes (in a worker thread: its own event loop, as a real API
+ * server is apart from its controllers) runs `--daemonsets` everynode.dev/v1 DaemonSets, converged by
+ * the local pipeline first (relay → bus + journal → ingress → router → work FIFO → reconcile, all in
+ * this process). Then `--joins` nodes join one after another, and for each daemon pod created on a
+ * joined node the time from the node's creation to the pod's creation is measured in the API server's
+ * store. Goal: p50 ≤ 150 ms, p99 ≤ 500 ms. Also printed: the reconciler's API requests per joined
+ * (DaemonSet, node) pair, everything the DaemonSet steps did meanwhile included.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { type LocalPipeline, startLocalPipeline } from '../../lib/pipeline/local-pipeline.ts';
+import type { ClusterRequest, ClusterTask } from './node-join-e2e-cluster.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000' },
+    daemonsets: { type: 'string', default: '10' },
+    joins: { type: 'string', default: '30' },
+    'interval-ms': { type: 'string', default: '300' },
+    'api-qps': { type: 'string', default: '2000' },
+    'reconcile-concurrency': { type: 'string', default: '16' },
+  },
+});
+const NODES = Number(values.nodes);
+const DAEMONSETS = Number(values.daemonsets);
+const JOINS = Number(values.joins);
+const INTERVAL_MS = Number(values['interval-ms']);
+
+/** A request without its id (the union distributed, so each command keeps its fields). */
+type Request = ClusterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+type Ask = <T>(request: Request) => Promise<T>;
+
+/** Starts the cluster worker; resolves with a way to ask it things once its API server listens. */
+function startClusterWorker(task: ClusterTask): Promise<Ask> {
+  // Workers do not inherit tsx's loader (Node 20): the worker registers it, then loads the cluster.
+  const script = new URL('./node-join-e2e-cluster.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
+  const worker = new Worker(bootstrap, { eval: true, workerData: task });
+  const waiting = new Map<number, (value: unknown) => void>();
+  let nextId = 1;
+  return new Promise((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('message', (m: { id: number; value: unknown }) => {
+      if (m.id === 0) resolve(ask);
+      waiting.get(m.id)?.(m.value);
+      waiting.delete(m.id);
+    });
+    const ask: Ask = (request) =>
+      new Promise((done) => {
+        const id = nextId++;
+        waiting.set(id, done as (value: unknown) => void);
+        worker.postMessage({ ...request, id });
+      });
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, progress?: () => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastProgress = Date.now();
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (progress && Date.now() - lastProgress >= 10_000) {
+      progress();
+      lastProgress = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Creates the DaemonSets and waits until every node runs them and the pipeline is idle; returns seconds. */
+async function converge(ask: Ask, pipeline: LocalPipeline): Promise<number> {
+  const started = Date.now();
+  await ask({ cmd: 'daemonsets', count: DAEMONSETS });
+  const progress = () => {
+    const c = pipeline.counters;
+    process.stderr.write(`  setup: ${c.get('PodsCreated')} / ${NODES * DAEMONSETS} pods created, relay ${JSON.stringify(pipeline.relay?.stats)}\n`);
+  };
+  await until('every DaemonSet runs on every node', async () => (await ask<number>({ cmd: 'pods' })) >= NODES * DAEMONSETS, 1_800_000, progress);
+  await until('the pipeline is idle', async () => {
+    const d = await pipeline.queueDepths();
+    return d.ingress === 0 && d.work === 0;
+  }, 600_000);
+  return (Date.now() - started) / 1000;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function report(setupSeconds: number, samples: readonly number[], requestsPerPair: number): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  const verdict = (value: number, goal: number) => (value <= goal ? 'met' : 'MISSED');
+  const [p50, p99] = [percentile(sorted, 50), percentile(sorted, 99)];
+  return (
+    `node-join-e2e: ${NODES} nodes, ${DAEMONSETS} DaemonSets (everynode.dev/v1), ${JOINS} joins every ${INTERVAL_MS} ms ` +
+    `= ${samples.length} daemon pods, through relay → bus + journal → ingress → router → work FIFO → reconcile\n` +
+    `  setup: ${NODES * DAEMONSETS} daemon pods converged in ${setupSeconds.toFixed(1)} s\n` +
+    `  node created → daemon pod created: p50 ${ms(p50)} (goal ≤ 150 ms: ${verdict(p50, 150)}), ` +
+    `p99 ${ms(p99)} (goal ≤ 500 ms: ${verdict(p99, 500)}), min ${ms(sorted[0] ?? Number.NaN)}, max ${ms(sorted.at(-1) ?? Number.NaN)}\n` +
+    `  reconcile API requests per joined pair (DaemonSet steps included): ${requestsPerPair.toFixed(2)}\n`
+  );
+}
+
+async function main(): Promise<void> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
+  const kubeconfigPath = join(stateDir, 'kubeconfig');
+  const ask = await startClusterWorker({ nodes: NODES, kubeconfigPath });
+  const pipeline = await startLocalPipeline({
+    kubeconfigPath,
+    managedKind: 'everynode.dev/v1',
+    stateDir,
+    apiQps: Number(values['api-qps']),
+    reconcileConcurrency: Number(values['reconcile-concurrency']),
+    log: (line) => process.stderr.write(`${line}\n`),
+    logLevel: 'WARN',
+  });
+  const setupSeconds = await converge(ask, pipeline);
+  const before = await ask<{ reconcileRequests: number }>({ cmd: 'samples' });
+  for (let i = 1; i <= JOINS; i++) {
+    await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+  }
+  const complete = async () => (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
+  await until('every joined node runs every DaemonSet', complete, 120_000);
+  const after = await ask<{ samples: number[]; reconcileRequests: number }>({ cmd: 'samples' });
+  const requestsPerPair = (after.reconcileRequests - before.reconcileRequests) / (JOINS * DAEMONSETS);
+  process.stdout.write(report(setupSeconds, after.samples, requestsPerPair));
+  await pipeline.stop();
+  await ask({ cmd: 'stop' });
+}
+
+await main();

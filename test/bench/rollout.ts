@@ -1,0 +1,97 @@
+/**
+ * `npm run bench -- rollout [--nodes 5000]`: a new DaemonSet on N nodes through the whole local
+ * pipeline, the reconciler allowed 100 requests/s. Goals (issue 4): API requests per created pod
+ * <= 1.10, status writes <= 1 per 100 pods, time to converge <= 1.15 x N / 100 s.
+ */
+import { parseArgs } from 'node:util';
+import type { V1DaemonSet } from '@kubernetes/client-node';
+import { aDaemonSet } from '../builders.ts';
+import {
+  createDaemonSet,
+  figure,
+  LIMIT_QPS,
+  reconcileRequests,
+  requestBreakdown,
+  startBenchCluster,
+  waitUntil,
+} from './bench-cluster.ts';
+
+const { values } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '8' },
+    'client-qps': { type: 'string', default: '95' },
+    'pod-start-seconds': { type: 'string', default: '1' },
+    'pod-ready-seconds': { type: 'string', default: '1' },
+  },
+});
+const nodes = Number(values.nodes);
+
+const t0 = Date.now();
+const phase = (what: string) => console.log(`  [${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
+const cluster = await startBenchCluster(nodes, {
+  podStartSeconds: Number(values['pod-start-seconds']),
+  podReadySeconds: Number(values['pod-ready-seconds']),
+});
+phase('cluster started');
+try {
+  await cluster.startPipeline({
+    reconcileConcurrency: Number(values.concurrency),
+    clientQps: Number(values['client-qps']),
+  });
+  phase('pipeline started');
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  cluster.sim.counters.reset();
+  const started = Date.now();
+  createDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 } }));
+  const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
+  let lastReport = started;
+  await waitUntil(
+    'the DaemonSet to converge',
+    () => {
+      const status = stored().status;
+      if (Date.now() - lastReport > 10_000) {
+        lastReport = Date.now();
+        console.log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${JSON.stringify(status ?? {})}`);
+      }
+      return (
+        status?.numberAvailable === nodes &&
+        status.updatedNumberScheduled === nodes &&
+        status.desiredNumberScheduled === nodes
+      );
+    },
+    30 * 60_000,
+  );
+  const seconds = (Date.now() - started) / 1000;
+  phase('converged');
+  const created = reconcileRequests(cluster.sim, { verb: 'create', resource: 'pods' });
+  const requests = reconcileRequests(cluster.sim);
+  const statusWrites = reconcileRequests(cluster.sim, { resource: 'apps/daemonsets', subresource: 'status' });
+  const limit = nodes / LIMIT_QPS;
+  console.log(`\nrollout: a new DaemonSet on ${nodes} nodes, reconciler limited to ${LIMIT_QPS} requests/s`);
+  figure('API requests per created pod', (requests / nodes).toFixed(3), '<= 1.10', requests / nodes <= 1.1);
+  figure(
+    'status writes per 100 pods',
+    ((statusWrites / nodes) * 100).toFixed(2),
+    '<= 1',
+    (statusWrites / nodes) * 100 <= 1,
+  );
+  figure(
+    'time to converge (s)',
+    seconds.toFixed(1),
+    `<= ${(1.15 * limit).toFixed(1)}`,
+    seconds <= 1.15 * limit,
+  );
+  figure(
+    'time to converge / (nodes / 100 per s)',
+    (seconds / limit).toFixed(3),
+    '<= 1.15',
+    seconds / limit <= 1.15,
+  );
+  console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
+  console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
+  if (process.env.BENCH_DEBUG) console.log(JSON.stringify(cluster.sim.counters.snapshot().filter((e) => !e.userAgent.includes('reconcile'))));
+} finally {
+  await cluster.stop();
+  phase('stopped');
+}

@@ -1,0 +1,149 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyDemoDaemonSets } from '../../lib/cli/demo-daemon-sets.ts';
+import { writePipelineState } from '../../lib/cli/pipeline-state.ts';
+import { runRedriveCommand } from '../../lib/cli/redrive-command.ts';
+import { localReplayName, replayJournal } from '../../lib/pipeline/local-pipeline-replay.ts';
+import { sendMessages } from '../../lib/queue/send-messages.ts';
+import { type PipelineWorld, startPipelineWorld } from './pipeline-harness.ts';
+
+const on = (world: PipelineWorld, node: string) => world.placement().filter((p) => p.endsWith(`@${node}`));
+const both = (node: string) => [`kiada/demo@${node}`, `kube-system/fluentd-elasticsearch@${node}`];
+
+describe('the local pipeline loses no event and replays safely', () => {
+  let world: PipelineWorld;
+
+  beforeAll(async () => {
+    world = await startPipelineWorld({ managedKind: 'apps/v1' });
+    applyDemoDaemonSets(world.sim.store, 'apps/v1');
+    await world.until('the seed DaemonSets are placed', () => world.placement().length === 7);
+  });
+  afterAll(async () => world.stop());
+
+  it('catches up on changes made while the relay was down', async () => {
+    await world.pipeline.stopRelay();
+    world.sim.nodes.add('joined-1', { labels: { 'kubernetes.io/os': 'linux' } });
+    world.sim.nodes.taint('master-1', { key: 'dedicated', value: 'infra', effect: 'NoExecute' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(on(world, 'joined-1')).toEqual([]);
+    await world.pipeline.startRelay();
+    await world.until('joined-1 runs both daemon pods', () => on(world, 'joined-1').length === 2);
+    await world.until('master-1 runs nothing', () => on(world, 'master-1').length === 0);
+    expect(on(world, 'joined-1')).toEqual(both('joined-1'));
+  });
+
+  it('relists after a forced 410 and misses nothing', async () => {
+    const relists = world.pipeline.relay?.stats.relists ?? 0;
+    world.sim.faults.forceWatchGone(3);
+    world.sim.faults.dropWatches();
+    world.sim.nodes.add('joined-2', { labels: { 'kubernetes.io/os': 'linux' } });
+    await world.until('joined-2 runs both daemon pods', () => on(world, 'joined-2').length === 2);
+    expect(world.pipeline.relay?.stats.relists ?? 0).toBeGreaterThan(relists);
+  });
+
+  it('changes nothing when the whole journal is replayed, twice', async () => {
+    await world.quiet();
+    const before = world
+      .pods()
+      .map((p) => `${p.uid}@${p.node}`)
+      .sort();
+    const created = world.pipeline.counters.get('PodsCreated');
+    const deleted = world.pipeline.counters.get('PodsDeleted');
+    for (const round of [1, 2]) {
+      const result = await replayJournal({
+        journalPath: world.pipeline.journalPath,
+        replayName: `${localReplayName(new Date())}-${round}`,
+        deliver: (envelopes) => world.pipeline.bus.deliver(envelopes),
+      });
+      expect(result.replayed).toBeGreaterThan(10);
+      await world.quiet();
+    }
+    expect(
+      world
+        .pods()
+        .map((p) => `${p.uid}@${p.node}`)
+        .sort(),
+    ).toEqual(before);
+    expect(world.pipeline.counters.get('PodsCreated')).toBe(created);
+    expect(world.pipeline.counters.get('PodsDeleted')).toBe(deleted);
+  });
+});
+
+describe('the local pipeline dead-letters and redrives', () => {
+  let world: PipelineWorld;
+
+  beforeAll(async () => {
+    world = await startPipelineWorld({
+      managedKind: 'apps/v1',
+      maxReceiveCount: 2,
+      visibilityTimeoutSeconds: 1,
+    });
+    applyDemoDaemonSets(world.sim.store, 'apps/v1');
+    await world.until('the seed DaemonSets are placed', () => world.placement().length === 7);
+    await world.quiet();
+  });
+  afterAll(async () => world.stop());
+
+  async function deadLettered(): Promise<Array<{ body: string; reason: string | undefined }>> {
+    const answer = await world.pipeline.queues.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: world.pipeline.queues.urls.workDlq,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 0,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    return (answer.Messages ?? []).map((m) => ({
+      body: m.Body ?? '',
+      reason: m.MessageAttributes?.reason?.StringValue,
+    }));
+  }
+
+  it('sends a poison message to the DLQ at once, with its reason', async () => {
+    await sendMessages(world.pipeline.queues.sqs, world.pipeline.queues.urls.work, [
+      { body: '{"v":1,"kind":"teleport"}', groupId: 'poison-test', deduplicationId: 'poison-1' },
+    ]);
+    await world.until(
+      'the poison message is dead-lettered',
+      async () => (await world.pipeline.queueDepths()).workDlq === 1,
+      10_000,
+    );
+    const [message] = await deadLettered();
+    expect(message?.body).toBe('{"v":1,"kind":"teleport"}');
+    expect(message?.reason).toMatch(/unknown message kind/);
+  });
+
+  it('brings a transiently failed message back with everynode redrive', async () => {
+    world.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
+    world.sim.nodes.add('joined-3', { labels: { 'kubernetes.io/os': 'linux' } });
+    await world.until(
+      'the failed work is dead-lettered',
+      async () => (await world.pipeline.queueDepths()).workDlq > 1,
+      20_000,
+    );
+    await world.quiet();
+    world.sim.faults.setErrorRate('create', { status: 500, rate: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(on(world, 'joined-3')).toEqual([]);
+
+    await writePipelineState(world.stateDir, {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      sqsEndpoint: world.pipeline.queues.endpoint,
+      queues: world.pipeline.queues.urls,
+      journalPath: world.pipeline.journalPath,
+      kubeconfigPath: world.kubeconfigPath,
+      managedKind: 'apps/v1',
+    });
+    const out: string[] = [];
+    const code = await runRedriveCommand(['--state-dir', world.stateDir], {
+      stdout: (text) => out.push(text),
+      stderr: (text) => out.push(text),
+      isTTY: false,
+    });
+    expect(code).toBe(0);
+    expect(out.join('')).toMatch(/moved \d+ message\(s\)/);
+    await world.until('joined-3 runs both daemon pods', () => on(world, 'joined-3').length === 2);
+    expect(on(world, 'joined-3')).toEqual(both('joined-3'));
+  });
+});

@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { silentLogger } from '../../lib/pipeline/pipeline-deps.ts';
+import { type Relay, startRelay } from '../../lib/pipeline/relay.ts';
+import { FileCheckpointStore } from '../../lib/pipeline/relay-checkpoint.ts';
+import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
+import { Journal, readJournal } from '../../lib/queue/journal.ts';
+import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+
+interface Seen {
+  detailType: string;
+  event?: string;
+  name?: string;
+  changes?: string[];
+  reason?: string;
+}
+
+async function journalled(path: string): Promise<Seen[]> {
+  const seen: Seen[] = [];
+  try {
+    for await (const entry of readJournal(path)) {
+      const e = entry.trigger as { 'detail-type': string; detail: Record<string, unknown> };
+      const d = e.detail as { event?: string; name?: string; changes?: string[]; reason?: string };
+      seen.push({ detailType: e['detail-type'], ...d });
+    }
+  } catch {
+    // No journal yet: nothing published.
+  }
+  return seen;
+}
+
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const isEvent = (s: Seen, event: string, name: string) =>
+  s.detailType === 'Kubernetes Watch Event' && s.event === event && s.name === name;
+
+describe('relay against the simulated cluster through the real client', () => {
+  let sim: SimCluster;
+  let queues: LocalQueues;
+  let dir: string;
+  let journalPath: string;
+
+  beforeAll(async () => {
+    sim = await startSimCluster({ nodes: 6, bookmarkIntervalMs: 200 });
+    queues = await startLocalQueues();
+    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-'));
+    journalPath = join(dir, 'journal.jsonl');
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await queues.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function relay(): Promise<Relay> {
+    const kube = createKubePort({
+      connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
+      managedKind: 'apps/v1',
+      userAgent: 'everynode/relay',
+    });
+    const bus = new LocalEventBus({
+      sqs: queues.sqs,
+      ingressUrl: queues.urls.ingress,
+      journal: new Journal(journalPath),
+    });
+    const checkpoints = new FileCheckpointStore(join(dir, 'checkpoint.json'));
+    return startRelay({
+      kube,
+      managedKind: 'apps/v1',
+      bus,
+      checkpoints,
+      logger: silentLogger,
+      checkpointEveryMs: 100,
+    });
+  }
+
+  it('starts cold with a resync, forwards decision-relevant changes and drops heartbeats', async () => {
+    const running = await relay();
+    sim.nodes.add('joined-1');
+    sim.nodes.label('worker-1', { disk: 'ssd' });
+    sim.store.mutate(
+      'nodes',
+      undefined,
+      'worker-ssd',
+      (node) => {
+        const status = node.status as { conditions?: Array<Record<string, unknown>> };
+        for (const c of status.conditions ?? [])
+          c.lastHeartbeatTime = new Date(Date.now() + 60_000).toISOString();
+      },
+      { subresource: 'status' },
+    );
+    sim.nodes.taint('master-1', { key: 'dedicated', value: 'infra', effect: 'NoExecute' });
+    const seen = await eventually(
+      () => journalled(journalPath),
+      (s) => s.some((x) => isEvent(x, 'MODIFIED', 'master-1')),
+    );
+    await running.stop();
+    expect(seen[0]).toMatchObject({ detailType: 'Everynode Resync' });
+    expect(seen.find((s) => isEvent(s, 'ADDED', 'joined-1'))).toBeDefined();
+    expect(seen.find((s) => isEvent(s, 'MODIFIED', 'worker-1'))?.changes).toEqual(['labels']);
+    expect(seen.find((s) => isEvent(s, 'MODIFIED', 'master-1'))?.changes).toEqual(['taints']);
+    expect(seen.filter((s) => s.name === 'worker-ssd')).toEqual([]);
+  });
+
+  it('resumes from its checkpoint after a restart: changes made while it was down are published, without a resync', async () => {
+    const before = (await journalled(journalPath)).length;
+    sim.nodes.label('worker-ssd', { zone: 'b' });
+    sim.nodes.remove('cordoned-1');
+    const running = await relay();
+    const seen = await eventually(
+      async () => (await journalled(journalPath)).slice(before),
+      (s) =>
+        s.some((x) => isEvent(x, 'DELETED', 'cordoned-1')) &&
+        s.some((x) => isEvent(x, 'MODIFIED', 'worker-ssd')),
+    );
+    await running.stop();
+    expect(seen.filter((s) => s.detailType === 'Everynode Resync')).toEqual([]);
+    expect(seen.some((x) => isEvent(x, 'DELETED', 'cordoned-1'))).toBe(true);
+    expect(seen.some((x) => isEvent(x, 'MODIFIED', 'worker-ssd'))).toBe(true);
+  });
+
+  it('relists after 410 Gone, asks for a resync, and keeps forwarding', async () => {
+    const running = await relay();
+    const before = (await journalled(journalPath)).length;
+    sim.faults.forceWatchGone(3);
+    sim.faults.dropWatches();
+    const resynced = await eventually(
+      async () => (await journalled(journalPath)).slice(before),
+      (s) => s.some((x) => x.detailType === 'Everynode Resync'),
+    );
+    expect(resynced.find((x) => x.detailType === 'Everynode Resync')?.reason).toMatch(/410 Gone/);
+    sim.nodes.add('joined-2');
+    const seen = await eventually(
+      async () => (await journalled(journalPath)).slice(before),
+      (s) => s.some((x) => isEvent(x, 'ADDED', 'joined-2')),
+    );
+    await running.stop();
+    expect(seen.some((x) => isEvent(x, 'ADDED', 'joined-2'))).toBe(true);
+    expect(running.stats.relists).toBeGreaterThan(0);
+  });
+});
