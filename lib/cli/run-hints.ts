@@ -15,32 +15,34 @@ export interface RunHintsInput {
   readonly exitWhenConverged: boolean;
 }
 
+/** `[command, comment]` pairs as lines with the comments aligned. */
+function aligned(pairs: ReadonlyArray<readonly [string, string]>): string[] {
+  const width = Math.max(...pairs.map(([command]) => command.length));
+  return pairs.map(([command, comment]) => (comment ? `  ${command.padEnd(width)}   # ${comment}` : `  ${command}`));
+}
+
 function simulatedClusterHints(input: Readonly<RunHintsInput>): string[] {
   const resource = input.managedKind === 'apps/v1' ? 'ds' : 'eds';
-  const node = JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: 'worker-2', labels: { 'kubernetes.io/os': 'linux' } },
-  });
-  const image = JSON.stringify([
-    { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' },
-  ]);
-  const rollout =
+  const node = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-2', labels: { 'kubernetes.io/os': 'linux' } } });
+  const image = JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' }]);
+  const rollout: Array<readonly [string, string]> =
     input.managedKind === 'apps/v1'
       ? [
-          '  kubectl -n kiada set image ds/demo demo=busybox:1.37          # roll out a new image',
-          '  kubectl -n kiada rollout status ds/demo',
+          ['kubectl -n kiada set image ds/demo demo=busybox:1.37', 'roll out a new image'],
+          ['kubectl -n kiada rollout status ds/demo', 'and watch it'],
         ]
-      : [`  kubectl -n kiada patch eds demo --type=json -p '${image}'   # roll out a new image`];
+      : [[`kubectl -n kiada patch eds demo --type=json -p '${image}'`, 'roll out a new image']];
   return [
     'Try, in another terminal:',
-    `  export KUBECONFIG=${input.cluster.kubeconfigPath}`,
-    `  kubectl get ${resource} -A                                   # DESIRED CURRENT READY UP-TO-DATE AVAILABLE`,
-    '  kubectl get pods -A -o wide                            # one daemon pod per eligible node',
-    `  echo '${node}' | kubectl apply -f -   # add a node`,
-    '  kubectl taint node worker-1 dedicated=infra:NoExecute  # its daemon pods go, unless they tolerate it',
-    '  kubectl label node worker-ssd disk-                      # unlabel a node',
-    ...rollout,
+    ...aligned([
+      [`export KUBECONFIG=${input.cluster.kubeconfigPath}`, ''],
+      [`kubectl get ${resource} -A`, 'DESIRED CURRENT READY UP-TO-DATE AVAILABLE'],
+      ['kubectl get pods -A -o wide', 'one daemon pod per eligible node'],
+      [`echo '${node}' | kubectl apply -f -`, 'add a node'],
+      ['kubectl taint node worker-1 dedicated=infra:NoExecute', 'its daemon pods leave'],
+      ['kubectl label node worker-ssd disk-', 'unlabel a node'],
+      ...rollout,
+    ]),
   ];
 }
 

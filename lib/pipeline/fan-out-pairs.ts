@@ -123,9 +123,10 @@ const countOf = (actions: readonly Action[], type: Action['type']) =>
   actions.filter((a) => a.type === type).length;
 
 /**
- * Sends a hinted pair message for every pair whose plan is not empty, in node order, until
- * `burstReplicas` creates or deletes are in flight; pairs this process fanned out with the same
- * intent and had not handled when the step began listing count as in flight and are not sent again.
+ * Sends a hinted pair message for every pair whose plan is not empty, in node order, at most
+ * `burstReplicas` creates and deletes per step (pipeline design 5: upstream syncNodes caps one sync
+ * at burstReplicas); pairs this process fanned out with the same intent and had not handled when
+ * the step began listing are in flight, and are neither sent again nor counted.
  */
 export async function fanOutPairs(deps: PipelineDeps, state: Readonly<FanOutState>): Promise<FanOutResult> {
   const burst = rolloutExtensionsOf(state.ds).burstReplicas;
@@ -133,6 +134,8 @@ export async function fanOutPairs(deps: PipelineDeps, state: Readonly<FanOutStat
   const sent: Candidate[] = [];
   let [creates, deletes, capped] = [0, 0, false];
   for (const candidate of candidatesOf(deps, state)) {
+    const key = pairKey(state.ds, candidate.view.name);
+    if (deps.cache.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
     const c = countOf(candidate.actions, 'create');
     const d = countOf(candidate.actions, 'delete');
     if ((c > 0 && creates + c > burst) || (d > 0 && deletes + d > burst)) {
@@ -140,8 +143,7 @@ export async function fanOutPairs(deps: PipelineDeps, state: Readonly<FanOutStat
       break;
     }
     [creates, deletes] = [creates + c, deletes + d];
-    const key = pairKey(state.ds, candidate.view.name);
-    if (!deps.cache.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) sent.push(candidate);
+    sent.push(candidate);
   }
   await deps.workQueue.send(
     sent.map(

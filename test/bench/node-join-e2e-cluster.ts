@@ -30,7 +30,10 @@ function daemonSet(index: number): KubeObject {
     metadata: { name, namespace: 'default' },
     spec: {
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'agent', image: 'busybox:1.36' }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'agent', image: 'busybox:1.36' }] },
+      },
     },
   } as KubeObject;
 }
@@ -38,7 +41,9 @@ function daemonSet(index: number): KubeObject {
 function targetNode(pod: KubeObject): string | undefined {
   const spec = pod.spec as { nodeName?: string; affinity?: unknown } | undefined;
   if (spec?.nodeName) return spec.nodeName;
-  return JSON.stringify(spec?.affinity ?? {}).match(/"metadata.name","operator":"In","values":\["([^"]+)"/)?.[1];
+  return JSON.stringify(spec?.affinity ?? {}).match(
+    /"metadata.name","operator":"In","values":\["([^"]+)"/,
+  )?.[1];
 }
 
 async function serve(task: ClusterTask): Promise<void> {
@@ -65,7 +70,10 @@ async function serve(task: ClusterTask): Promise<void> {
         sim.nodes.add(request.name, { labels: { 'kubernetes.io/os': 'linux' } });
         return reply(true);
       case 'samples':
-        return reply({ samples, reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }) });
+        return reply({
+          samples,
+          reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }),
+        });
       case 'stop':
         await sim.stop();
         reply(true);

@@ -63,7 +63,12 @@ function startClusterWorker(task: ClusterTask): Promise<Ask> {
   });
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, progress?: () => void): Promise<void> {
+async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  progress?: () => void,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastProgress = Date.now();
   while (!(await check())) {
@@ -82,13 +87,24 @@ async function converge(ask: Ask, pipeline: LocalPipeline): Promise<number> {
   await ask({ cmd: 'daemonsets', count: DAEMONSETS });
   const progress = () => {
     const c = pipeline.counters;
-    process.stderr.write(`  setup: ${c.get('PodsCreated')} / ${NODES * DAEMONSETS} pods created, relay ${JSON.stringify(pipeline.relay?.stats)}\n`);
+    process.stderr.write(
+      `  setup: ${c.get('PodsCreated')} / ${NODES * DAEMONSETS} pods created, relay ${JSON.stringify(pipeline.relay?.stats)}\n`,
+    );
   };
-  await until('every DaemonSet runs on every node', async () => (await ask<number>({ cmd: 'pods' })) >= NODES * DAEMONSETS, 1_800_000, progress);
-  await until('the pipeline is idle', async () => {
-    const d = await pipeline.queueDepths();
-    return d.ingress === 0 && d.work === 0;
-  }, 600_000);
+  await until(
+    'every DaemonSet runs on every node',
+    async () => (await ask<number>({ cmd: 'pods' })) >= NODES * DAEMONSETS,
+    1_800_000,
+    progress,
+  );
+  await until(
+    'the pipeline is idle',
+    async () => {
+      const d = await pipeline.queueDepths();
+      return d.ingress === 0 && d.work === 0;
+    },
+    600_000,
+  );
   return (Date.now() - started) / 1000;
 }
 
@@ -130,7 +146,8 @@ async function main(): Promise<void> {
     await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
-  const complete = async () => (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
+  const complete = async () =>
+    (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
   await until('every joined node runs every DaemonSet', complete, 120_000);
   const after = await ask<{ samples: number[]; reconcileRequests: number }>({ cmd: 'samples' });
   const requestsPerPair = (after.reconcileRequests - before.reconcileRequests) / (JOINS * DAEMONSETS);

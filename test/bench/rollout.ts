@@ -46,13 +46,19 @@ try {
   createDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 } }));
   const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
   let lastReport = started;
+  let lastRequests = 0;
   await waitUntil(
     'the DaemonSet to converge',
     () => {
       const status = stored().status;
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
-        console.log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${JSON.stringify(status ?? {})}`);
+        const made = reconcileRequests(cluster.sim);
+        const rate = ((made - lastRequests) / 10).toFixed(0);
+        lastRequests = made;
+        console.log(
+          `  ${((Date.now() - started) / 1000).toFixed(0)} s: ${rate} requests/s, ${status?.currentNumberScheduled ?? 0} scheduled, ${status?.numberAvailable ?? 0} available`,
+        );
       }
       return (
         status?.numberAvailable === nodes &&

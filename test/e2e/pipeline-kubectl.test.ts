@@ -20,7 +20,7 @@ const on = (world: PipelineWorld, node: string) => world.placement().filter((p) 
 function readyDemoNodes(world: PipelineWorld): number {
   const pods = world.sim.store
     .list('pods', { namespace: 'kiada' })
-    .filter((p) => p.metadata.name.startsWith('demo-'));
+    .filter((p) => p.metadata.name?.startsWith('demo-'));
   const ready = pods.filter((p) => {
     const status = p.status as { conditions?: Array<{ type: string; status: string }> } | undefined;
     return (

@@ -7,7 +7,13 @@ const demo = aDaemonSet('demo', { uid: 'uid-ds-demo' });
 const pod = (owner = fluentd) => aPod(`${owner.metadata?.name}-x`, { owner, nodeName: 'n1' });
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + seconds * 1000);
 
-type Step = { type: 'ADDED' | 'MODIFIED' | 'DELETED'; changes: string[]; owner?: typeof fluentd; t: number; dropped: boolean };
+type Step = {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  changes: string[];
+  owner?: typeof fluentd;
+  t: number;
+  dropped: boolean;
+};
 
 describe('StatusCoalescer', () => {
   it.each<{ name: string; steps: Step[] }>([
@@ -49,6 +55,9 @@ describe('StatusCoalescer', () => {
   it('never drops a change of a pod without a controller', () => {
     const coalescer = new StatusCoalescer(2);
     const orphan = aPod('orphan', { nodeName: 'n1' });
-    expect([0, 0.1].map((t) => coalescer.coalesces('MODIFIED', ['ready'], orphan, at(t)))).toEqual([false, false]);
+    expect([0, 0.1].map((t) => coalescer.coalesces('MODIFIED', ['ready'], orphan, at(t)))).toEqual([
+      false,
+      false,
+    ]);
   });
 });
