@@ -12,7 +12,7 @@ import { connectionOf } from '../../lib/pipeline/build-pipeline-deps.ts';
 import { routerConfigFromEnvironment } from '../../lib/pipeline/router-config.ts';
 import { createRouterHandler, metricsCounters } from '../../lib/pipeline/router-handler.ts';
 import { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
-import { localSqsClient } from '../../lib/queue/local-queues.ts';
+import { localSqsClient } from '../../lib/queue/local-sqs-client.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 
 const logger = new Logger({ serviceName: 'everynode-router' });

@@ -17,6 +17,7 @@ export interface PipelineFunctionsProps {
 }
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
+const whatwgUrlShim = fileURLToPath(new URL('../bundling/whatwg-url.mjs', import.meta.url));
 
 /**
  * The three functions of the pipeline, each bundled by esbuild as one ESM file with a
@@ -74,7 +75,9 @@ export class PipelineFunctions extends Construct {
         target: 'node22',
         mainFields: ['module', 'main'],
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        externalModules: [],
+        // The Node.js 22 runtime provides AWS SDK v3 (CDK's default for this runtime, kept explicit).
+        externalModules: ['@aws-sdk/*'],
+        esbuildArgs: { '--alias:whatwg-url': whatwgUrlShim },
       },
     });
     Validations.of(fn).acknowledge({

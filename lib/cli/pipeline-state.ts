@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { managedKinds } from '../kube/managed-kind.ts';
 
 const stateSchema = z.object({

@@ -4,7 +4,7 @@
  * `StartMessageMoveTask`.
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { localSqsClient } from '../queue/local-queues.ts';
+import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { redrive } from '../queue/redrive.ts';
 import {
   type CliIo,

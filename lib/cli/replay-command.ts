@@ -5,7 +5,7 @@
  */
 import { EventBridgeClient, StartReplayCommand } from '@aws-sdk/client-eventbridge';
 import { localReplayName, replayJournal } from '../pipeline/local-pipeline-replay.ts';
-import { localSqsClient } from '../queue/local-queues.ts';
+import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { sendMessages } from '../queue/send-messages.ts';
 import {
   type CliIo,

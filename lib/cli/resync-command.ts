@@ -9,7 +9,7 @@ import type { BusEvent, EventBus } from '../queue/event-bus.ts';
 import { EventBridgeEventBus } from '../queue/event-bus-eventbridge.ts';
 import { LocalEventBus } from '../queue/event-bus-local.ts';
 import { Journal } from '../queue/journal.ts';
-import { localSqsClient } from '../queue/local-queues.ts';
+import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { type CliIo, parseFlags, processIo, runCommand, stringFlag, UsageError } from './cli-args.ts';
 import { readPipelineState } from './pipeline-state.ts';
 

@@ -3,7 +3,7 @@
  * produced it. The cause is what makes two messages for the same target duplicates or not
  * (see `messageDeduplicationId`), and it is kept for logs and metrics.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The Kubernetes kinds whose watch events produce work. */
 export const watchedKinds = ['Node', 'Pod', 'DaemonSet'] as const;

@@ -18,7 +18,7 @@
  * the handler's freshness limit (`observedAt`), the handler drops the hints and reads the pair.
  */
 import type { V1Node, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const isoTime = z.iso.datetime({ offset: true });
 const stringMap = z.record(z.string(), z.string());

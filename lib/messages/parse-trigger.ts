@@ -1,7 +1,7 @@
 /**
  * Reading a trigger off the ingress queue, and the cause its work messages carry.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MessageCause } from './message-cause.ts';
 import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
 import {

@@ -2,7 +2,7 @@
  * Reading a work message off the queue, with a reason for every message that can never be
  * processed (which goes to the DLQ at once as a `PoisonMessageError`).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
 import {
   WORK_MESSAGE_VERSION,

@@ -4,7 +4,7 @@
  * forwarded from the default bus, and scheduled resyncs. Each is an EventBridge event; the ingress
  * queue receives that event JSON as its message body.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ec2InstanceStates, watchEventTypes, watchedKinds } from './message-cause.ts';
 
 /** `source` of the events the relay publishes. */

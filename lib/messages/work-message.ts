@@ -4,7 +4,7 @@
  * pairs of one node for every managed DaemonSet. Unknown fields are ignored, so a later version 1
  * writer may add optional fields; anything else needs `v: 2`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { managedKinds } from '../kube/managed-kind.ts';
 import { messageCauseSchema } from './message-cause.ts';
 import { pairHintsSchema } from './pair-hints.ts';

@@ -10,7 +10,7 @@ import { EksTokenSource } from '../kube/eks-token.ts';
 import type { KubeConnection } from '../kube/kube-connection.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../kube/request-budget.ts';
-import { localSqsClient } from '../queue/local-queues.ts';
+import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { DaemonSetCache } from './daemon-set-cache.ts';
 import { EventRecorder } from './event-recorder.ts';
 import type { ClusterConfig, FunctionConfig } from './function-config.ts';

@@ -4,7 +4,7 @@
  * (`EVERYNODE_KUBECONFIG` or `KUBECONFIG`) replaces the cluster endpoint variables, and
  * `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { DEFAULT_MANAGED_KIND, managedKinds } from '../kube/managed-kind.ts';
 

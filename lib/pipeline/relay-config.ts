@@ -3,7 +3,7 @@
  * variables the CDK stack sets, infra/everynode-stack.ts). Locally a kubeconfig (`EVERYNODE_KUBECONFIG`
  * or `KUBECONFIG`) replaces the cluster endpoint variables.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_MANAGED_KIND, type ManagedKind, managedKinds } from '../kube/managed-kind.ts';
 import { type ClusterConfig, FunctionConfigError } from './function-config.ts';
 

@@ -4,7 +4,7 @@
  * `changes` field below.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';

@@ -5,7 +5,7 @@
  * and otherwise sends the envelope back to the ingress queue with the remaining delay, which
  * chains waits longer than 15 minutes.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fifoSafeId } from '../messages/message-group-id.ts';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';
 import { type WorkMessage, workMessageSchema } from '../messages/work-message.ts';

@@ -2,7 +2,7 @@
  * The configuration of the router function, read from the environment in this one place (the
  * variables the CDK stack sets). `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import { type ClusterConfig, FunctionConfigError } from './function-config.ts';
 import { clusterConfigOf, clusterEnvironmentSchema } from './relay-config.ts';

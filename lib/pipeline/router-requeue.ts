@@ -6,7 +6,7 @@
  * once `notBefore` has passed, and otherwise sends the envelope round again with the remaining
  * delay, so waits longer than 15 minutes are chained.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';
 import type { WorkMessage } from '../messages/work-message.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';

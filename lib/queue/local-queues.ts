@@ -3,8 +3,9 @@
  * FIFO groups, visibility timeouts and DLQ redrive, reached through `@aws-sdk/client-sqs` exactly
  * as on AWS.
  */
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
+import { localSqsClient } from './local-sqs-client.ts';
 import type { QueueUrls } from './queue-urls.ts';
 
 export interface LocalQueueOptions {
@@ -43,15 +44,6 @@ export async function startLocalQueues(options: Readonly<LocalQueueOptions> = {}
     await server.stop();
     throw new Error('creating the local pipeline queues', { cause: error });
   }
-}
-
-/** An SQS client for a local endpoint; the credentials are placeholders the emulator ignores. */
-export function localSqsClient(endpoint: string): SQSClient {
-  return new SQSClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 }
 
 async function createPipelineQueues(
