@@ -60,7 +60,10 @@ export function rowConverged(row: Readonly<DaemonSetRow>): boolean {
   );
 }
 
-/** True when every DaemonSet is converged and no work is queued, in flight or delayed. */
+/**
+ * True when every DaemonSet is converged and no work is queued or in flight (delayed requeues may
+ * wait: a status that is right already stays right when they run).
+ */
 export function isConverged(rows: readonly DaemonSetRow[], depths: Readonly<QueueDepths>): boolean {
   return rows.every(rowConverged) && depths.ingress === 0 && depths.work === 0;
 }
@@ -93,7 +96,7 @@ export function daemonSetTable(rows: readonly DaemonSetRow[]): string[] {
 export function summaryLine(s: Readonly<ViewSnapshot>): string {
   const d = s.depths;
   return (
-    `queues: ingress ${d.ingress}  work ${d.work}  DLQ ${d.workDlq}` +
+    `queues: ingress ${d.ingress} (+${d.ingressDelayed} delayed)  work ${d.work}  DLQ ${d.workDlq}` +
     ` | triggers ${s.triggers} (${s.triggersPerSecond.toFixed(1)}/s)` +
     ` | pods created ${s.podsCreated}, deleted ${s.podsDeleted}`
   );

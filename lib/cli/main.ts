@@ -9,6 +9,13 @@
 // an operator who wants it sets the variable to false.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// Output piped into a command that stopped reading (`everynode run | head`): stop quietly, as
+// kubectl does, instead of dying on an unhandled EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 /** A subcommand: runs with the arguments after its name and resolves to the exit code. */
 type Command = (args: readonly string[]) => Promise<number>;
 

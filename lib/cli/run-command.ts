@@ -186,6 +186,7 @@ async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, i
     });
     if (end === 'timeout') io.stderr(`everynode run: not converged after ${options.timeoutSeconds} s\n`);
     if (end === 'converged') io.stdout('everynode run: converged\n');
+    if (end === 'stopped') io.stdout('everynode run: stopping\n');
     return end === 'timeout' ? 1 : 0;
   } finally {
     stop.dispose();

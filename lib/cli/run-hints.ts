@@ -15,31 +15,38 @@ export interface RunHintsInput {
   readonly exitWhenConverged: boolean;
 }
 
-/** `[command, comment]` pairs as lines with the comments aligned. */
-function aligned(pairs: ReadonlyArray<readonly [string, string]>): string[] {
-  const width = Math.max(...pairs.map(([command]) => command.length));
-  return pairs.map(([command, comment]) => (comment ? `  ${command.padEnd(width)}   # ${comment}` : `  ${command}`));
+/** `[command, comment]` pairs as lines: each comment above its command, shell style. */
+function commented(pairs: ReadonlyArray<readonly [string, string]>): string[] {
+  return pairs.flatMap(([command, comment]) =>
+    comment ? [`  # ${comment}`, `  ${command}`] : [`  ${command}`],
+  );
 }
 
 function simulatedClusterHints(input: Readonly<RunHintsInput>): string[] {
   const resource = input.managedKind === 'apps/v1' ? 'ds' : 'eds';
-  const node = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-2', labels: { 'kubernetes.io/os': 'linux' } } });
-  const image = JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' }]);
+  const node = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'worker-2', labels: { 'kubernetes.io/os': 'linux' } },
+  });
+  const image = JSON.stringify([
+    { op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'busybox:1.37' },
+  ]);
   const rollout: Array<readonly [string, string]> =
     input.managedKind === 'apps/v1'
       ? [
           ['kubectl -n kiada set image ds/demo demo=busybox:1.37', 'roll out a new image'],
-          ['kubectl -n kiada rollout status ds/demo', 'and watch it'],
+          ['kubectl -n kiada rollout status ds/demo', 'and watch it complete'],
         ]
       : [[`kubectl -n kiada patch eds demo --type=json -p '${image}'`, 'roll out a new image']];
   return [
     'Try, in another terminal:',
-    ...aligned([
+    ...commented([
       [`export KUBECONFIG=${input.cluster.kubeconfigPath}`, ''],
-      [`kubectl get ${resource} -A`, 'DESIRED CURRENT READY UP-TO-DATE AVAILABLE'],
-      ['kubectl get pods -A -o wide', 'one daemon pod per eligible node'],
-      [`echo '${node}' | kubectl apply -f -`, 'add a node'],
-      ['kubectl taint node worker-1 dedicated=infra:NoExecute', 'its daemon pods leave'],
+      [`kubectl get ${resource} -A`, 'the DaemonSets: DESIRED CURRENT READY UP-TO-DATE AVAILABLE'],
+      ['kubectl get pods -A -o wide', 'their pods: one per eligible node'],
+      [`echo '${node}' | kubectl apply -f -`, 'add a node: its daemon pods appear'],
+      ['kubectl taint node worker-1 dedicated=infra:NoExecute', 'taint a node: its daemon pods leave'],
       ['kubectl label node worker-ssd disk-', 'unlabel a node'],
       ...rollout,
     ]),

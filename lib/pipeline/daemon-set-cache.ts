@@ -3,6 +3,7 @@
  * one request; correctness never depends on them, because every write carries its own guard
  * (deterministic pod names, uid + resourceVersion preconditions, optimistic concurrency).
  */
+import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 
 /** A Map bounded to `size` entries, evicting the least recently used. */
@@ -43,12 +44,27 @@ class Lru<V> {
 export const FAN_OUT_MEMORY_MS = 20_000;
 
 /**
- * DaemonSets by uid and resourceVersion, current revision hashes by DaemonSet uid, generation and
+ * How long a DaemonSet or node read by any step may stand in for a fresh read in an unhinted pair:
+ * about the lag of an informer under load, which is what upstream's controller decides from. The
+ * writes that follow stay guarded, so a stale read costs at most a create the next event corrects.
+ */
+export const RECENT_READ_MS = 2_000;
+
+interface Recent<T> {
+  readonly value: T;
+  readonly at: number;
+}
+
+/**
+ * DaemonSets by uid and resourceVersion, recent reads of DaemonSets and nodes, current revision hashes by DaemonSet uid, generation and
  * collisionCount, and the pair messages this process fanned out recently.
  */
 export class DaemonSetCache {
   readonly #daemonSets = new Lru<DaemonSet>(1024);
   readonly #hashes = new Lru<string>(1024);
+  readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
+  readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
+  readonly #pairsListed = new Lru<string>(65_536);
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
@@ -66,6 +82,41 @@ export class DaemonSetCache {
     const copy = structuredClone(ds) as DaemonSet;
     this.#daemonSets.set(`${uid}@${ds.metadata?.resourceVersion ?? ''}`, copy);
     if (askedFor !== undefined) this.#daemonSets.set(`${uid}@${askedFor}`, copy);
+  }
+
+  /** The DaemonSet `uid` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */
+  recentDaemonSet(uid: string, nowMs: number): DaemonSet | undefined {
+    const recent = this.#recentDaemonSets.get(uid);
+    return recent !== undefined && nowMs - recent.at < RECENT_READ_MS ? recent.value : undefined;
+  }
+
+  /** Remembers a fresh read of `ds` made at `nowMs`. */
+  putRecentDaemonSet(ds: Readonly<DaemonSet>, nowMs: number): void {
+    this.#recentDaemonSets.set(ds.metadata?.uid ?? '', { value: structuredClone(ds) as DaemonSet, at: nowMs });
+  }
+
+  /** The node `name` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */
+  recentNode(name: string, nowMs: number): V1Node | undefined {
+    const recent = this.#recentNodes.get(name);
+    return recent !== undefined && nowMs - recent.at < RECENT_READ_MS ? recent.value : undefined;
+  }
+
+  /** Remembers fresh reads of `nodes` made at `nowMs`. */
+  putRecentNodes(nodes: readonly Readonly<V1Node>[], nowMs: number): void {
+    for (const node of nodes) this.#recentNodes.set(node.metadata?.name ?? '', { value: node as V1Node, at: nowMs });
+  }
+
+  /**
+   * The resourceVersion of the last LIST of `pair`'s pods that this process planned and acted on
+   * without conflict: a pod event of the pair at or before it is already accounted for.
+   */
+  pairListedAt(pair: string): string | undefined {
+    return this.#pairsListed.get(pair);
+  }
+
+  /** Remembers that `pair` was made right from a LIST of its pods at `resourceVersion`. */
+  putPairListedAt(pair: string, resourceVersion: string): void {
+    this.#pairsListed.set(pair, resourceVersion);
   }
 
   /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */

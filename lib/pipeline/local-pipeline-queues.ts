@@ -4,15 +4,20 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalQueues } from '../queue/local-queues.ts';
 
-/** Messages on each queue: visible, in flight (received, not yet deleted) and delayed. */
+/**
+ * Messages on each queue: waiting or in flight (received, not yet deleted); for the ingress queue,
+ * the delayed ones apart — requeues and status refreshes waiting for their time, which may be
+ * minutes away and say nothing about whether the pipeline is busy now.
+ */
 export interface QueueDepths {
   readonly ingress: number;
+  readonly ingressDelayed: number;
   readonly work: number;
   readonly workDlq: number;
   readonly ingressDlq: number;
 }
 
-async function depth(sqs: SQSClient, url: string): Promise<number> {
+async function depth(sqs: SQSClient, url: string): Promise<{ now: number; delayed: number }> {
   const answer = await sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: url,
@@ -24,11 +29,10 @@ async function depth(sqs: SQSClient, url: string): Promise<number> {
     }),
   );
   const a = answer.Attributes ?? {};
-  return (
-    Number(a.ApproximateNumberOfMessages ?? 0) +
-    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
+  return {
+    now: Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
 }
 
 /** The depth of every queue of `queues`. */
@@ -39,5 +43,11 @@ export async function queueDepths(queues: Pick<LocalQueues, 'sqs' | 'urls'>): Pr
     depth(queues.sqs, queues.urls.workDlq),
     depth(queues.sqs, queues.urls.ingressDlq),
   ]);
-  return { ingress, work, workDlq, ingressDlq };
+  return {
+    ingress: ingress.now,
+    ingressDelayed: ingress.delayed,
+    work: work.now + work.delayed,
+    workDlq: workDlq.now + workDlq.delayed,
+    ingressDlq: ingressDlq.now + ingressDlq.delayed,
+  };
 }

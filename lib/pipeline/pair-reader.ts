@@ -25,43 +25,71 @@ export interface PairRead {
   readonly currentHash: string;
   /** The node and pods came from hints. */
   readonly hinted: boolean;
+  /** The resourceVersion of the LIST the pods came from, when they were listed (not hinted). */
+  readonly podsListedAt?: string;
 }
+
+/** Whether a read may come from the reads of the last seconds (see RECENT_READ_MS) or must be fresh. */
+export type Freshness = 'recent' | 'fresh';
 
 /** The DaemonSet the message names, or undefined when it is gone or was re-created with another uid. */
 async function readDaemonSet(
   deps: PipelineDeps,
   message: Readonly<PairMessage>,
+  freshness: Freshness,
 ): Promise<DaemonSet | undefined> {
   const { namespace, name, uid } = message.daemonSet;
+  const now = deps.clock().getTime();
+  const recent = freshness === 'recent' ? deps.cache.recentDaemonSet(uid, now) : undefined;
+  if (recent !== undefined) return recent;
   const ds = await deps.kube.getDaemonSet(namespace, name);
+  if (ds !== undefined) deps.cache.putRecentDaemonSet(ds, now);
   return ds?.metadata?.uid === uid ? ds : undefined;
 }
 
+/** The node, from the reads of the last seconds when allowed, else a GET. */
+async function readNode(deps: PipelineDeps, name: string, freshness: Freshness): Promise<V1Node | undefined> {
+  const now = deps.clock().getTime();
+  const recent = freshness === 'recent' ? deps.cache.recentNode(name, now) : undefined;
+  if (recent !== undefined) return recent;
+  const node = await deps.kube.getNode(name);
+  if (node !== undefined) deps.cache.putRecentNodes([node], now);
+  return node;
+}
+
 /** The pods of `ds` made for the node, bound or not, read fresh (the pair's write depends on them). */
-async function readPairPods(deps: PipelineDeps, ds: Readonly<DaemonSet>, nodeName: string): Promise<V1Pod[]> {
+async function readPairPods(
+  deps: PipelineDeps,
+  ds: Readonly<DaemonSet>,
+  nodeName: string,
+): Promise<{ pods: V1Pod[]; listedAt: string }> {
   const labelSelector = pairPodsQuery(ds.spec?.selector, nodeName);
   const list = await deps.kube.listPods({ namespace: ds.metadata?.namespace ?? 'default', labelSelector });
-  return list.items;
+  return { pods: list.items, listedAt: list.resourceVersion };
 }
 
 /**
- * The pair read from the API server: the DaemonSet (`known`, when the caller has just read it, else
- * a GET), the node, and the pair's pods. Undefined when the DaemonSet is gone.
+ * The pair read from the API server: the DaemonSet (`known`, when the caller has just read it), the
+ * node and the pair's pods (always a fresh LIST). With `recent` freshness the DaemonSet and the node
+ * may come from this process's reads of the last two seconds — as stale as an informer under load
+ * (upstream decides from informers), and it saves two requests per pair while a rollout's pod
+ * events stream in; after a Conflict the pair is read `fresh`. Undefined when the DaemonSet is gone.
  */
 export async function readPair(
   deps: PipelineDeps,
   message: Readonly<PairMessage>,
+  freshness: Freshness,
   known?: Readonly<DaemonSet>,
 ): Promise<PairRead | undefined> {
-  const ds = known ?? (await readDaemonSet(deps, message));
+  const ds = known ?? (await readDaemonSet(deps, message, freshness));
   if (ds === undefined) return undefined;
   const nodeName = message.node.name;
-  const [node, pods, currentHash] = await Promise.all([
-    deps.kube.getNode(nodeName),
+  const [node, listed, currentHash] = await Promise.all([
+    readNode(deps, nodeName, freshness),
     readPairPods(deps, ds, nodeName),
     currentRevisionHash(deps, ds),
   ]);
-  return { ds, node, nodeName, pods, currentHash, hinted: false };
+  return { ds, node, nodeName, pods: listed.pods, currentHash, hinted: false, podsListedAt: listed.listedAt };
 }
 
 /** True when the hints are recent enough to plan from. */
@@ -79,7 +107,7 @@ async function hintedDaemonSet(
   const { uid } = message.daemonSet;
   const cached = deps.cache.daemonSet(uid, hints.daemonSet.resourceVersion);
   if (cached !== undefined) return cached;
-  const ds = await readDaemonSet(deps, message);
+  const ds = await readDaemonSet(deps, message, 'fresh');
   if (ds !== undefined) deps.cache.putDaemonSet(ds, hints.daemonSet.resourceVersion);
   return ds;
 }
@@ -95,18 +123,20 @@ export async function readHintedPair(
   message: Readonly<PairMessage>,
 ): Promise<PairRead | undefined> {
   const hints = message.hints;
-  if (hints === undefined || !fresh(hints, deps.clock())) return readPair(deps, message);
+  if (hints === undefined || !fresh(hints, deps.clock())) return readPair(deps, message, 'recent');
   const ds = await hintedDaemonSet(deps, message, hints);
   if (ds === undefined) return undefined;
   if ((ds.metadata?.generation ?? 0) !== (hints.daemonSet.generation ?? ds.metadata?.generation ?? 0)) {
-    return readPair(deps, message, ds);
+    return readPair(deps, message, 'recent', ds);
   }
   const nodeName = message.node.name;
   const namespace = ds.metadata?.namespace ?? 'default';
-  const terminating = hints.pods.some((pod) => pod.deletionTimestamp !== undefined);
-  const pods = terminating
-    ? await readPairPods(deps, ds, nodeName)
-    : hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
   const node = hints.node === null ? undefined : nodeFromHint(hints.node);
-  return { ds, node, nodeName, pods, currentHash: hints.daemonSet.revisionHash, hinted: true };
+  const currentHash = hints.daemonSet.revisionHash;
+  if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
+    const listed = await readPairPods(deps, ds, nodeName);
+    return { ds, node, nodeName, pods: listed.pods, currentHash, hinted: true, podsListedAt: listed.listedAt };
+  }
+  const pods = hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
+  return { ds, node, nodeName, pods, currentHash, hinted: true };
 }

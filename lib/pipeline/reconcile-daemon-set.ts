@@ -29,6 +29,7 @@ async function readDaemonSet(
 ): Promise<DaemonSet | undefined> {
   const { namespace, name, uid } = message.daemonSet;
   const ds = await deps.kube.getDaemonSet(namespace, name);
+  if (ds !== undefined) deps.cache.putRecentDaemonSet(ds, deps.clock().getTime());
   if (ds === undefined || (uid !== undefined && ds.metadata?.uid !== uid)) return undefined;
   // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
   return ds.metadata?.deletionTimestamp ? undefined : ds;
@@ -89,6 +90,7 @@ async function readAround(deps: PipelineDeps, ds: Readonly<DaemonSet>): Promise<
     listPods(labelSelectorQuery(ds.spec?.selector)),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
+  deps.cache.putRecentNodes(nodes.items, listedAt);
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);

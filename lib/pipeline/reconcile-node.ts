@@ -59,6 +59,7 @@ export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMe
     deps.kube.getNode(nodeName),
     podsForNode(deps, nodeName),
   ]);
+  if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
   const managed = daemonSets.items.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
   const reports: StepReport[] = [];

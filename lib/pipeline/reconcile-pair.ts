@@ -7,6 +7,7 @@ import { planPair } from '../core/pair-plan.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
+import { compareResourceVersions } from './relay-resource-version.ts';
 import { isActionable } from './actionable.ts';
 import { type PairRead, readHintedPair, readPair } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
@@ -40,6 +41,7 @@ export function planRead(read: Readonly<PairRead>, now: Date): Action[] {
  * step reports an invalid spec.
  */
 export async function reconcilePair(deps: PipelineDeps, message: Readonly<PairMessage>): Promise<StepReport> {
+  if (accountedFor(deps, message)) return emptyReport();
   const reports: StepReport[] = [];
   let read = await readHintedPair(deps, message);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -50,14 +52,32 @@ export async function reconcilePair(deps: PipelineDeps, message: Readonly<PairMe
     reports.push(result.report, hintedReport(read));
     if (!result.conflict) {
       // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
-      deps.cache.handledPair(`${message.daemonSet.uid}/${message.node.name}`, deps.clock().getTime());
+      deps.cache.handledPair(pairKeyOf(message), deps.clock().getTime());
+      if (read.podsListedAt) deps.cache.putPairListedAt(pairKeyOf(message), read.podsListedAt);
       const wait = waitSeconds(read, actions, now, message, result.requeueAfterSeconds);
       if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
       return sumReports(...reports);
     }
-    read = await readPair(deps, message);
+    read = await readPair(deps, message, 'fresh');
   }
   throw new PairConflictError(message);
+}
+
+function pairKeyOf(message: Readonly<PairMessage>): string {
+  return `${message.daemonSet.uid}/${message.node.name}`;
+}
+
+/**
+ * True when the message is a pod watch event of the pair that this process has already accounted
+ * for: it made the pair right from a LIST of the pair's pods at or after the event's
+ * resourceVersion (the router sends a pod's deletion and its disappearance as two messages, and a
+ * rollout's own deletes come back as events), so reading the pair again would change nothing.
+ */
+function accountedFor(deps: PipelineDeps, message: Readonly<PairMessage>): boolean {
+  const { cause } = message;
+  if (cause.type !== 'watch' || cause.kind !== 'Pod' || message.hints !== undefined) return false;
+  const listedAt = deps.cache.pairListedAt(pairKeyOf(message));
+  return listedAt !== undefined && (compareResourceVersions(listedAt, cause.resourceVersion) ?? -1) >= 0;
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {

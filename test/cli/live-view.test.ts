@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { daemonSetRow, isConverged, renderView, rowConverged } from '../../lib/cli/live-view.ts';
 import { aDaemonSet } from '../builders.ts';
 
-const idle = { ingress: 0, work: 0, workDlq: 0, ingressDlq: 0 };
+const idle = { ingress: 0, ingressDelayed: 0, work: 0, workDlq: 0, ingressDlq: 0 };
 
 function withStatus(status: Record<string, number>, generation = 1) {
   const ds = aDaemonSet('demo', { namespace: 'kiada', generation });
@@ -59,6 +59,7 @@ describe('convergence as the live view judges it', () => {
     expect(isConverged(rows, idle)).toBe(true);
     expect(isConverged(rows, { ...idle, work: 1 })).toBe(false);
     expect(isConverged(rows, { ...idle, ingress: 2 })).toBe(false);
+    expect(isConverged(rows, { ...idle, ingressDelayed: 2 })).toBe(true);
   });
 
   it('counts a DaemonSet without status as nothing scheduled', () => {
@@ -81,7 +82,7 @@ describe('renderView', () => {
       'NAMESPACE   NAME   DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE',
       'kiada       demo   3         3         3       3            3',
       '',
-      'queues: ingress 0  work 0  DLQ 1 | triggers 40 (2.5/s) | pods created 3, deleted 0',
+      'queues: ingress 0 (+0 delayed)  work 0  DLQ 1 | triggers 40 (2.5/s) | pods created 3, deleted 0',
       '',
       'recent warnings:',
       '  WARN router: dropping an ingress message',

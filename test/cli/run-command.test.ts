@@ -75,7 +75,7 @@ describe('everynode run', () => {
     expect(text).toContain('\x1b[J');
     expect(text).toMatch(/NAMESPACE\s+NAME\s+DESIRED\s+CURRENT\s+READY\s+UP-TO-DATE\s+AVAILABLE/);
     expect(text).toMatch(/kiada\s+demo\s+3\s+3\s+3\s+3\s+3/);
-    expect(text).toMatch(/queues: ingress \d+ {2}work \d+ {2}DLQ 0/);
+    expect(text).toMatch(/queues: ingress \d+ \(\+\d+ delayed\) {2}work \d+ {2}DLQ 0/);
     expect(text).toMatch(/everynode run: converged/);
   }, 60_000);
 

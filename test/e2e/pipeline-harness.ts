@@ -130,15 +130,23 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     },
     quiet: async (timeoutMs = 20_000) => {
       let quietLooks = 0;
-      await world.until(
-        'the queues are quiet',
-        async () => {
-          const d = await pipeline.queueDepths();
-          quietLooks = d.ingress === 0 && d.work === 0 ? quietLooks + 1 : 0;
-          return quietLooks >= 3;
-        },
-        timeoutMs,
-      );
+      let last = '';
+      await world
+        .until(
+          'the queues are quiet',
+          async () => {
+            const d = await pipeline.queueDepths();
+            last = JSON.stringify(d);
+            quietLooks = d.ingress === 0 && d.work === 0 ? quietLooks + 1 : 0;
+            return quietLooks >= 3;
+          },
+          timeoutMs,
+        )
+        .catch((error: unknown) => {
+          throw new Error(
+            `${String(error)}; queues ${last}, counters ${JSON.stringify(pipeline.counters.snapshot())}`,
+          );
+        });
     },
     stop: async () => {
       await pipeline.stop();

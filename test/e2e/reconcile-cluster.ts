@@ -135,20 +135,22 @@ export function isReady(pod: Readonly<V1Pod>): boolean {
 }
 
 /**
- * Sends a `daemonset` message and waits for the queues to be quiet, again and again — what the
- * router's status refreshes do as pods change — until `done` holds; rejects after `rounds`.
+ * Sends a `daemonset` message every few hundred milliseconds — what the router's status refreshes
+ * do while pods change — until `done` holds, then waits for the queues to be quiet; rejects after
+ * `timeoutMs`.
  */
 export async function resyncUntil(
   harness: Harness,
   ds: Readonly<V1DaemonSet>,
   what: string,
   done: () => boolean,
-  rounds = 40,
+  timeoutMs = 30_000,
 ): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    if (done()) return;
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not done after ${timeoutMs} ms of resyncs: ${what}`);
     await harness.send(daemonSetMessage(ds));
-    await harness.quiet();
+    await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  if (!done()) throw new Error(`not done after ${rounds} resyncs: ${what}`);
+  await harness.quiet();
 }

@@ -120,7 +120,7 @@ export async function startReconcileHarness(options: Readonly<HarnessOptions> = 
     send: (...messages) => work.send(messages.map((message) => ({ message }))),
     invokeOnce: (waitSeconds = 2) => invokeOnce(queues, counted, waitSeconds),
     takeRecords: (count) => takeRecords(queues, count),
-    quiet: (timeoutMs = 20_000) => waitQuiet(queues, inFlight, timeoutMs),
+    quiet: (timeoutMs = 45_000) => waitQuiet(queues, inFlight, timeoutMs),
     stop: async () => {
       await Promise.all(sources.map((source) => source.stop()));
       await queues.stop();
