@@ -10,9 +10,14 @@
  * write the checkpoint (P + O + F = P + 45 < T = P + 60).
  * - No gap: run i+1 watches from about s_{i+1} + c = s_i + P + c, while run i watches until
  *   s_i + P + O; with c < O every moment is watched by at least one run — for ≈ O − c ≈ 25 s, by both.
- * - At most two runs at once: run i ends by s_i + P + O + F < s_{i+2} = s_i + 2P whenever
- *   P > O + F = 45 s (the stack's minimum of 1 minute satisfies it), so a reserved concurrency of 2
- *   suffices.
+ * - One run at once: the stack reserves a concurrency of 1 for the relay, so two runs never publish
+ *   side by side. Run i+1, invoked at s_{i+1} while run i still watches its last O seconds, is
+ *   throttled; Lambda's asynchronous invocation queue retries it (with backoff, for up to 6 hours),
+ *   and it starts once run i has ended (by s_i + P + O + F) and resumes from the checkpoint run i
+ *   wrote last, so the hand-over loses nothing: the watch replays every change after that version.
+ *   The overlap O keeps run i watching across the moment run i+1 was due, so the hand-over gap is
+ *   only run i+1's start-up. (Were the reserved concurrency raised to 2, the runs would overlap
+ *   for ≈ O − c and the de-duplication below would absorb it.)
  * - Duplicates: during the overlap both runs publish the same watch events; the router turns them
  *   into work messages with the same FIFO de-duplication id (the cause carries the object's
  *   resourceVersion) well within SQS's 5-minute window, so each is reconciled once.
