@@ -92,7 +92,10 @@ export class DaemonSetCache {
 
   /** Remembers a fresh read of `ds` made at `nowMs`. */
   putRecentDaemonSet(ds: Readonly<DaemonSet>, nowMs: number): void {
-    this.#recentDaemonSets.set(ds.metadata?.uid ?? '', { value: structuredClone(ds) as DaemonSet, at: nowMs });
+    this.#recentDaemonSets.set(ds.metadata?.uid ?? '', {
+      value: structuredClone(ds) as DaemonSet,
+      at: nowMs,
+    });
   }
 
   /** The node `name` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */
@@ -103,7 +106,8 @@ export class DaemonSetCache {
 
   /** Remembers fresh reads of `nodes` made at `nowMs`. */
   putRecentNodes(nodes: readonly Readonly<V1Node>[], nowMs: number): void {
-    for (const node of nodes) this.#recentNodes.set(node.metadata?.name ?? '', { value: node as V1Node, at: nowMs });
+    for (const node of nodes)
+      this.#recentNodes.set(node.metadata?.name ?? '', { value: node as V1Node, at: nowMs });
   }
 
   /**

@@ -135,7 +135,15 @@ export async function readHintedPair(
   const currentHash = hints.daemonSet.revisionHash;
   if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
     const listed = await readPairPods(deps, ds, nodeName);
-    return { ds, node, nodeName, pods: listed.pods, currentHash, hinted: true, podsListedAt: listed.listedAt };
+    return {
+      ds,
+      node,
+      nodeName,
+      pods: listed.pods,
+      currentHash,
+      hinted: true,
+      podsListedAt: listed.listedAt,
+    };
   }
   const pods = hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
   return { ds, node, nodeName, pods, currentHash, hinted: true };

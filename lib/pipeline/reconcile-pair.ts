@@ -7,11 +7,11 @@ import { planPair } from '../core/pair-plan.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
-import { compareResourceVersions } from './relay-resource-version.ts';
 import { isActionable } from './actionable.ts';
 import { type PairRead, readHintedPair, readPair } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
+import { compareResourceVersions } from './relay-resource-version.ts';
 import { requeuedMessage } from './requeue-envelope.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 

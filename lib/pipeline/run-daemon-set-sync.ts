@@ -77,29 +77,13 @@ function statusOf(
 }
 
 /**
- * True when every desired node runs an available pod of the current revision. While a status that
- * is not settled keeps changing, the step looks again in the next status window rather than waiting
- * for pod events alone (a relay that coalesces them would leave the status behind); once it stops
- * changing (a crash-looping pod), only events wake the step.
- */
-function settled(status: Readonly<V1DaemonSetStatus>): boolean {
-  const desired = status.desiredNumberScheduled;
-  return (
-    status.currentNumberScheduled === desired &&
-    status.updatedNumberScheduled === desired &&
-    status.numberAvailable === desired &&
-    status.numberMisscheduled === 0
-  );
-}
-
-/**
  * Writes the revisions, executes the rolling-update step on the listed state (deleting old pods,
  * creating surge pods), fans out the other pairs that need work with hints, and writes the status
  * computed from the listed state if it changed. Asks to run again after the earliest of: the
  * rollout's minReadySeconds wait, the status's time-dependent fields, the end of the grace period
  * of pods blocking a node (so the replacements are fanned out with hints), a burst continuation,
- * orphans that could not be adopted (their nodes, `blocked`, get no pod meanwhile), a status still
- * moving towards settled.
+ * orphans that could not be adopted (their nodes, `blocked`, get no pod meanwhile). Pods becoming
+ * ready are the router's to announce (coalesced status refreshes, pipeline design 9).
  */
 export async function runDaemonSetSync(
   deps: PipelineDeps,
@@ -141,7 +125,6 @@ export async function runDaemonSetSync(
     ],
     [fan.capped ? BURST_CONTINUATION_SECONDS : undefined, 'burst cap left pairs for the next run'],
     [blocked.size > 0 ? BURST_CONTINUATION_SECONDS : undefined, 'orphans changed while being adopted'],
-    [statusWrites > 0 && !settled(status) ? BURST_CONTINUATION_SECONDS : undefined, 'status still moving'],
   ]);
   return {
     report: sumReports(revision.report, rolled.report, {

@@ -45,7 +45,10 @@ export interface BenchCluster {
 }
 
 /** Starts `nodes` simulated nodes with the reconciler limited to {@link LIMIT_QPS}. */
-export async function startBenchCluster(nodes: number, timing: Partial<SimTiming> = {}): Promise<BenchCluster> {
+export async function startBenchCluster(
+  nodes: number,
+  timing: Partial<SimTiming> = {},
+): Promise<BenchCluster> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
   const sim = await startSimCluster({ nodes, kubeconfigPath, timing, watchWindow: 200_000 });

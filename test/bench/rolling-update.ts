@@ -35,7 +35,10 @@ const maxUnavailable = Number(values['max-unavailable']);
 const readySeconds = Number(values['pod-ready-seconds']);
 const V2 = 'busybox:1.37';
 
-const cluster = await startBenchCluster(nodes, { podStartSeconds: 1, podReadySeconds: Math.max(0, readySeconds - 1) });
+const cluster = await startBenchCluster(nodes, {
+  podStartSeconds: 1,
+  podReadySeconds: Math.max(0, readySeconds - 1),
+});
 const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
 
 /** Nodes without an available pod of the DaemonSet, kept up to date from the store's change feed. */
@@ -74,11 +77,23 @@ function watchUnavailable(): { now: () => number; worst: () => number; stop: () 
 
 try {
   const strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } };
-  populateDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 }, updateStrategy: strategy }));
-  const available = () => (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(isAvailablePod).length;
+  populateDaemonSet(
+    cluster.sim,
+    aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 }, updateStrategy: strategy }),
+  );
+  const available = () =>
+    (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(isAvailablePod).length;
   await waitUntil('every pod available', () => available() === nodes, 10 * 60_000, 500);
-  await cluster.startPipeline({ reconcileConcurrency: Number(values.concurrency), clientQps: Number(values['client-qps']) });
-  await waitUntil('the status to be written', () => stored().status?.numberAvailable === nodes, 10 * 60_000, 500);
+  await cluster.startPipeline({
+    reconcileConcurrency: Number(values.concurrency),
+    clientQps: Number(values['client-qps']),
+  });
+  await waitUntil(
+    'the status to be written',
+    () => stored().status?.numberAvailable === nodes,
+    10 * 60_000,
+    500,
+  );
   const unavailable = watchUnavailable();
   cluster.sim.counters.reset();
   const started = Date.now();
@@ -86,7 +101,10 @@ try {
   const container = ds.spec?.template.spec?.containers[0];
   if (container) container.image = V2;
   cluster.sim.store.update('apps/daemonsets', ds as unknown as KubeObject);
-  const updated = () => (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter((p) => isAvailablePod(p) && p.spec?.containers[0]?.image === V2).length;
+  const updated = () =>
+    (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(
+      (p) => isAvailablePod(p) && p.spec?.containers[0]?.image === V2,
+    ).length;
   let lastReport = started;
   await waitUntil(
     'the rollout to finish',
@@ -94,10 +112,14 @@ try {
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
         const s = ((Date.now() - started) / 1000).toFixed(0);
-        console.log(`  ${s} s: ${updated()} updated and available, ${unavailable.now()} unavailable (worst ${unavailable.worst()})`);
+        console.log(
+          `  ${s} s: ${updated()} updated and available, ${unavailable.now()} unavailable (worst ${unavailable.worst()})`,
+        );
       }
       const status = stored().status;
-      return updated() === nodes && status?.updatedNumberScheduled === nodes && status.numberAvailable === nodes;
+      return (
+        updated() === nodes && status?.updatedNumberScheduled === nodes && status.numberAvailable === nodes
+      );
     },
     60 * 60_000,
     250,
@@ -106,12 +128,26 @@ try {
   unavailable.stop();
   const waves = Math.ceil(nodes / maxUnavailable);
   const goal = 1.3 * waves * readySeconds;
-  console.log(`\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${waves} waves), pod-ready delay ${readySeconds} s, reconciler limited to ${LIMIT_QPS} requests/s`);
-  figure('most nodes unavailable at once', String(unavailable.worst()), `<= ${maxUnavailable}`, unavailable.worst() <= maxUnavailable);
+  console.log(
+    `\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${waves} waves), pod-ready delay ${readySeconds} s, reconciler limited to ${LIMIT_QPS} requests/s`,
+  );
+  figure(
+    'most nodes unavailable at once',
+    String(unavailable.worst()),
+    `<= ${maxUnavailable}`,
+    unavailable.worst() <= maxUnavailable,
+  );
   figure('time to finish (s)', seconds.toFixed(1), `<= ${goal.toFixed(0)}`, seconds <= goal);
-  figure('time / (waves x pod-ready delay)', (seconds / (waves * readySeconds)).toFixed(3), '<= 1.3', seconds <= goal);
+  figure(
+    'time / (waves x pod-ready delay)',
+    (seconds / (waves * readySeconds)).toFixed(3),
+    '<= 1.3',
+    seconds <= goal,
+  );
   const requests = reconcileRequests(cluster.sim);
-  console.log(`requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`);
+  console.log(
+    `requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`,
+  );
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
 } finally {
   await cluster.stop();

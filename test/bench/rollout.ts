@@ -96,7 +96,10 @@ try {
   );
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
-  if (process.env.BENCH_DEBUG) console.log(JSON.stringify(cluster.sim.counters.snapshot().filter((e) => !e.userAgent.includes('reconcile'))));
+  if (process.env.BENCH_DEBUG)
+    console.log(
+      JSON.stringify(cluster.sim.counters.snapshot().filter((e) => !e.userAgent.includes('reconcile'))),
+    );
 } finally {
   await cluster.stop();
   phase('stopped');

@@ -323,7 +323,7 @@ describe('the reconciler under random changes and message chaos', () => {
           await harness.stop();
         }
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 6), endOnFailure: true },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
     );
   }, 120_000);
 });
