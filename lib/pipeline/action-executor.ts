@@ -27,6 +27,19 @@ export interface ExecutionResult {
   readonly conflict: boolean;
   /** The earliest requeue the plan asked for, in seconds, if any. */
   readonly requeueAfterSeconds?: number;
+  /** The resourceVersions of the pods created (their ADDED events are this plan's own doing). */
+  readonly created: readonly string[];
+}
+
+/** How to execute a plan. */
+export interface ExecutionOptions {
+  /** Pods the plan was made from (for the FailedDaemonPod / SucceededDaemonPod events). */
+  readonly pods?: readonly V1Pod[];
+  /**
+   * The plan may not have seen every pod whose name it could take (it was made from hints or a
+   * DaemonSet-wide LIST by selector): a 409 AlreadyExists is checked against the pod of that name.
+   */
+  readonly verifyNameClashes?: boolean;
 }
 
 /** Every name tried for a pod is held by a pod of someone else; retried later. */
@@ -54,19 +67,24 @@ export async function executeActions(
   deps: PipelineDeps,
   ds: Readonly<DaemonSet>,
   actions: readonly Action[],
-  pods: readonly V1Pod[] = [],
+  options: Readonly<ExecutionOptions> = {},
 ): Promise<ExecutionResult> {
   const report = emptyReport();
+  const pods = options.pods ?? [];
   const deletes = uniqueDeletes(actions);
   const creates = actions.filter((a): a is CreateAction => a.type === 'create');
   const outcomes = await mapConcurrent(deletes, (action) => deleteOne(deps, ds, action, pods, report));
   const conflict = outcomes.includes('conflict');
-  if (!conflict) await mapConcurrent(creates, (action) => createOne(deps, ds, action, report));
+  const verify = options.verifyNameClashes ?? false;
+  const created = conflict
+    ? []
+    : await mapConcurrent(creates, (action) => createOne(deps, ds, action, report, verify));
   const requeues = actions.flatMap((a) => (a.type === 'requeue' ? [a.afterSeconds] : []));
   if (conflict) report.conflicts++;
   return {
     report,
     conflict,
+    created: created.filter((rv): rv is string => rv !== undefined),
     ...(requeues.length > 0 ? { requeueAfterSeconds: Math.min(...requeues) } : {}),
   };
 }
@@ -98,35 +116,37 @@ function nextName(ds: Readonly<DaemonSet>, action: CreateAction, taken: Readonly
 }
 
 /**
- * Creates the action's pod. 409 AlreadyExists means another run made it — unless the pod of that
- * name is not controlled by this DaemonSet (a pod released after its labels changed, or someone
- * else's): then the next attempt's name is used, as every planner that sees that pod would choose.
+ * Creates the action's pod; resolves to its resourceVersion, or undefined when it existed. 409
+ * AlreadyExists means another run made it — unless, when `verify`, the pod of that name turns out
+ * not to be controlled by this DaemonSet (a pod released after its labels changed): then the next
+ * attempt's name is used, as every planner that sees that pod would choose.
  */
 async function createOne(
   deps: PipelineDeps,
   ds: Readonly<DaemonSet>,
   action: CreateAction,
   report: StepReport,
-): Promise<void> {
+  verify: boolean,
+): Promise<string | undefined> {
   const taken = new Set<string>();
   let pod = action.pod;
   for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
     const name = pod.metadata?.name ?? '';
     try {
-      await deps.kube.createPod(pod);
+      const made = await deps.kube.createPod(pod);
       report.created++;
       await deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
-      return;
+      return made.metadata?.resourceVersion;
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) {
         if (!(error instanceof TooManyRequestsError))
           await deps.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);
         throw error;
       }
-      const existing = await podNamed(deps, pod.metadata?.namespace ?? 'default', name);
+      const existing = verify ? await podNamed(deps, pod.metadata?.namespace ?? 'default', name) : undefined;
       if (existing === undefined || isControlledBy(existing, ds)) {
         report.alreadyExisted++;
-        return;
+        return undefined;
       }
       taken.add(name);
       pod = { ...pod, metadata: { ...pod.metadata, name: nextName(ds, action, taken) } };

@@ -5,6 +5,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import { compareResourceVersions } from './relay-resource-version.ts';
 
 /** A Map bounded to `size` entries, evicting the least recently used. */
 class Lru<V> {
@@ -48,7 +49,18 @@ export const FAN_OUT_MEMORY_MS = 20_000;
  * about the lag of an informer under load, which is what upstream's controller decides from. The
  * writes that follow stay guarded, so a stale read costs at most a create the next event corrects.
  */
-export const RECENT_READ_MS = 2_000;
+export const RECENT_READ_MS = 5_000;
+
+/** How long the DaemonSet step leaves a pair whose old pod it deleted to that deletion's event. */
+export const REPLACEMENT_WAIT_MS = 10_000;
+
+/** What this process knows it has accounted for on one pair. */
+interface PairSeen {
+  /** The resourceVersion of the last LIST of the pair's pods it planned from. */
+  readonly listedAt?: string;
+  /** The resourceVersions of the pods it created on the pair since (their ADDED events). */
+  readonly writes: readonly string[];
+}
 
 interface Recent<T> {
   readonly value: T;
@@ -64,7 +76,8 @@ export class DaemonSetCache {
   readonly #hashes = new Lru<string>(1024);
   readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
   readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
-  readonly #pairsListed = new Lru<string>(65_536);
+  readonly #pairsListed = new Lru<PairSeen>(65_536);
+  readonly #replacements = new Lru<{ at: number; handledAt?: number }>(65_536);
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
@@ -111,16 +124,27 @@ export class DaemonSetCache {
   }
 
   /**
-   * The resourceVersion of the last LIST of `pair`'s pods that this process planned and acted on
-   * without conflict: a pod event of the pair at or before it is already accounted for.
+   * True when this process has accounted for the pod event at `resourceVersion` of `pair`: it
+   * planned the pair from a LIST of its pods at or after that version, or the event is one of the
+   * pod creates it made since.
    */
-  pairListedAt(pair: string): string | undefined {
-    return this.#pairsListed.get(pair);
+  accountedFor(pair: string, resourceVersion: string): boolean {
+    const seen = this.#pairsListed.get(pair);
+    if (seen === undefined) return false;
+    if (seen.writes.includes(resourceVersion)) return true;
+    return (
+      seen.listedAt !== undefined && (compareResourceVersions(seen.listedAt, resourceVersion) ?? -1) >= 0
+    );
   }
 
-  /** Remembers that `pair` was made right from a LIST of its pods at `resourceVersion`. */
-  putPairListedAt(pair: string, resourceVersion: string): void {
-    this.#pairsListed.set(pair, resourceVersion);
+  /**
+   * Remembers that `pair` was made right: planned from a LIST at `listedAt` (undefined when planned
+   * from hints) and with pods created at `writes`.
+   */
+  putPairSeen(pair: string, listedAt: string | undefined, writes: readonly string[]): void {
+    const before = listedAt === undefined ? this.#pairsListed.get(pair) : undefined;
+    const kept = (before?.writes ?? []).slice(-8);
+    this.#pairsListed.set(pair, { listedAt: listedAt ?? before?.listedAt, writes: [...kept, ...writes] });
   }
 
   /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */
@@ -154,6 +178,27 @@ export class DaemonSetCache {
   handledPair(pair: string, nowMs: number): void {
     const sent = this.#fannedOut.get(pair);
     if (sent !== undefined) this.#fannedOut.set(pair, { ...sent, handledAt: nowMs });
+    const awaited = this.#replacements.get(pair);
+    if (awaited !== undefined) this.#replacements.set(pair, { ...awaited, handledAt: nowMs });
+  }
+
+  /**
+   * Notes that the rolling update deleted `pair`'s old pod at `nowMs`: the pod's deletion event
+   * brings a pair message that creates the replacement (upstream: expectations of a deletion).
+   */
+  expectReplacement(pair: string, nowMs: number): void {
+    this.#replacements.set(pair, { at: nowMs });
+  }
+
+  /**
+   * True when the rolling update deleted `pair`'s pod less than {@link REPLACEMENT_WAIT_MS} before
+   * `nowMs` and the pair was not handled before `listedAtMs`: its replacement is on its way and the
+   * DaemonSet step need not fan it out.
+   */
+  awaitingReplacement(pair: string, nowMs: number, listedAtMs: number): boolean {
+    const awaited = this.#replacements.get(pair);
+    if (awaited === undefined || nowMs - awaited.at >= REPLACEMENT_WAIT_MS) return false;
+    return awaited.handledAt === undefined || awaited.handledAt >= listedAtMs;
   }
 
   /**

@@ -126,7 +126,8 @@ const countOf = (actions: readonly Action[], type: Action['type']) =>
  * Sends a hinted pair message for every pair whose plan is not empty, in node order, at most
  * `burstReplicas` creates and deletes per step (pipeline design 5: upstream syncNodes caps one sync
  * at burstReplicas); pairs this process fanned out with the same intent and had not handled when
- * the step began listing are in flight, and are neither sent again nor counted.
+ * the step began listing are in flight, and are neither sent again nor counted; so are the
+ * replacements of pods the rolling update deleted, which their deletion event brings.
  */
 export async function fanOutPairs(deps: PipelineDeps, state: Readonly<FanOutState>): Promise<FanOutResult> {
   const burst = rolloutExtensionsOf(state.ds).burstReplicas;
@@ -136,6 +137,8 @@ export async function fanOutPairs(deps: PipelineDeps, state: Readonly<FanOutStat
   for (const candidate of candidatesOf(deps, state)) {
     const key = pairKey(state.ds, candidate.view.name);
     if (deps.cache.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
+    const createsOnly = candidate.actions.every((a) => a.type === 'create');
+    if (createsOnly && deps.cache.awaitingReplacement(key, nowMs, state.listedAt)) continue;
     const c = countOf(candidate.actions, 'create');
     const d = countOf(candidate.actions, 'delete');
     if ((c > 0 && creates + c > burst) || (d > 0 && deletes + d > burst)) {

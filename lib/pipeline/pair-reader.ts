@@ -63,7 +63,7 @@ async function readPairPods(
   ds: Readonly<DaemonSet>,
   nodeName: string,
 ): Promise<{ pods: V1Pod[]; listedAt: string }> {
-  const labelSelector = pairPodsQuery(ds.spec?.selector, nodeName);
+  const labelSelector = pairPodsQuery(nodeName);
   const list = await deps.kube.listPods({ namespace: ds.metadata?.namespace ?? 'default', labelSelector });
   return { pods: list.items, listedAt: list.resourceVersion };
 }

@@ -81,7 +81,8 @@ async function reconcileNodePair(
   const now = deps.clock();
   const actions = planPair({ ds, node, pods, currentHash, now, nodeName });
   if (actions.length === 0 && !pods.some((pod) => pod.metadata?.deletionTimestamp)) return emptyReport();
-  const result = await executeActions(deps, ds, actions, pods);
+  const result = await executeActions(deps, ds, actions, { pods });
+  deps.cache.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
   const pairMessage = pairMessageOf(ds, message);
   if (result.conflict) return sumReports(result.report, await reconcilePair(deps, pairMessage));
   const termination = terminationWaitSeconds({ ds, node, pods, actions, now, attempt: 0 });

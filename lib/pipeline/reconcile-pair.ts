@@ -11,7 +11,6 @@ import { isActionable } from './actionable.ts';
 import { type PairRead, readHintedPair, readPair } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
-import { compareResourceVersions } from './relay-resource-version.ts';
 import { requeuedMessage } from './requeue-envelope.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 
@@ -48,12 +47,13 @@ export async function reconcilePair(deps: PipelineDeps, message: Readonly<PairMe
     if (read === undefined || !isActionable(read.ds)) return sumReports(...reports);
     const now = deps.clock();
     const actions = planRead(read, now);
-    const result = await executeActions(deps, read.ds, actions, read.pods);
+    const verifyNameClashes = read.podsListedAt === undefined;
+    const result = await executeActions(deps, read.ds, actions, { pods: read.pods, verifyNameClashes });
     reports.push(result.report, hintedReport(read));
     if (!result.conflict) {
       // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
       deps.cache.handledPair(pairKeyOf(message), deps.clock().getTime());
-      if (read.podsListedAt) deps.cache.putPairListedAt(pairKeyOf(message), read.podsListedAt);
+      deps.cache.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
       const wait = waitSeconds(read, actions, now, message, result.requeueAfterSeconds);
       if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
       return sumReports(...reports);
@@ -70,14 +70,13 @@ function pairKeyOf(message: Readonly<PairMessage>): string {
 /**
  * True when the message is a pod watch event of the pair that this process has already accounted
  * for: it made the pair right from a LIST of the pair's pods at or after the event's
- * resourceVersion (the router sends a pod's deletion and its disappearance as two messages, and a
- * rollout's own deletes come back as events), so reading the pair again would change nothing.
+ * resourceVersion, or the event is the ADDED of a pod it created (the router turns every pod event
+ * it cannot classify into a pair message), so reading the pair again would change nothing.
  */
 function accountedFor(deps: PipelineDeps, message: Readonly<PairMessage>): boolean {
   const { cause } = message;
   if (cause.type !== 'watch' || cause.kind !== 'Pod' || message.hints !== undefined) return false;
-  const listedAt = deps.cache.pairListedAt(pairKeyOf(message));
-  return listedAt !== undefined && (compareResourceVersions(listedAt, cause.resourceVersion) ?? -1) >= 0;
+  return deps.cache.accountedFor(pairKeyOf(message), cause.resourceVersion);
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {

@@ -102,7 +102,11 @@ export async function runDaemonSetSync(
   const now = deps.clock();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods);
   const rollout = planRollout({ ds, nodes: views, currentHash, now });
-  const rolled = await executeActions(deps, ds, rollout, reads.pods);
+  const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
+  for (const action of rollout) {
+    if (action.type === 'delete')
+      deps.cache.expectReplacement(`${ds.metadata?.uid ?? ''}/${action.node}`, now.getTime());
+  }
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   const fan = await fanOutPairs(deps, {
     ds,

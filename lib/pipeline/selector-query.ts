@@ -31,13 +31,13 @@ export function labelSelectorQuery(selector: Readonly<V1LabelSelector> | undefin
 }
 
 /**
- * The selector of the pods everynode created for one node under `selector`: the DaemonSet's
- * selector plus `everynode.dev/node=<value>`, which matches them before the scheduler binds them.
+ * The selector of the pods everynode created for one node, bound or not (`everynode.dev/node`), of
+ * every DaemonSet of the namespace: the pair plan acts only on those the DaemonSet controls, but
+ * every name listed is one a new pod must not take — including the pod the DaemonSet released when
+ * its labels stopped matching the selector, which a selector-based LIST would miss.
  */
-export function pairPodsQuery(selector: Readonly<V1LabelSelector> | undefined, nodeName: string): string {
-  return [labelSelectorQuery(selector), `${NODE_LABEL}=${nodeLabelValue(nodeName)}`]
-    .filter((part) => part !== '')
-    .join(',');
+export function pairPodsQuery(nodeName: string): string {
+  return `${NODE_LABEL}=${nodeLabelValue(nodeName)}`;
 }
 
 /** The negation of one requirement, in the text form. */

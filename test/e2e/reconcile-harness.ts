@@ -16,7 +16,9 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
@@ -44,6 +46,11 @@ export interface HarnessOptions {
   readonly maxReceiveCount?: number;
   /** Poll the work queue with the event source (default true); false leaves it to `invokeOnce`. */
   readonly pollWork?: boolean;
+  /**
+   * Send the pair message the router sends when a DaemonSet's pod is deleted (pipeline design 10),
+   * from the cluster's change feed (default false: tests send their messages themselves).
+   */
+  readonly podDeletions?: boolean;
 }
 
 /** A running harness. */
@@ -110,6 +117,7 @@ export async function startReconcileHarness(options: Readonly<HarnessOptions> = 
   };
   const sources = startSources(queues, deps, counted, options, managedKind);
   const work = sqsWorkSender(queues.sqs, queues.urls.work);
+  const unsubscribe = options.podDeletions ? forwardPodDeletions(sim, work) : () => undefined;
   return {
     sim,
     queues,
@@ -122,6 +130,7 @@ export async function startReconcileHarness(options: Readonly<HarnessOptions> = 
     takeRecords: (count) => takeRecords(queues, count),
     quiet: (timeoutMs = 45_000) => waitQuiet(queues, inFlight, timeoutMs),
     stop: async () => {
+      unsubscribe();
       await Promise.all(sources.map((source) => source.stop()));
       await queues.stop();
       await sim.stop();
@@ -156,6 +165,30 @@ function startSources(
     batchSize: options.batchSize ?? 10,
   });
   return [work, ingress];
+}
+
+/** The router's rule for a deleted pod of a DaemonSet: a pair message for its node. */
+function forwardPodDeletions(sim: SimCluster, work: ReturnType<typeof sqsWorkSender>): () => void {
+  return sim.store.subscribe((event) => {
+    if (event.key !== 'pods' || event.type !== 'DELETED') return;
+    const pod = event.object as unknown as V1Pod;
+    const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller && ref.kind === 'DaemonSet');
+    const node = targetNodeName(pod);
+    if (owner === undefined || node === undefined) return;
+    const message: WorkMessage = {
+      v: 1,
+      kind: 'pair',
+      cause: {
+        type: 'watch',
+        event: 'DELETED',
+        kind: 'Pod',
+        resourceVersion: pod.metadata?.resourceVersion ?? '1',
+      },
+      daemonSet: { namespace: pod.metadata?.namespace ?? 'default', name: owner.name, uid: owner.uid },
+      node: { name: node },
+    };
+    void work.send([{ message }]).catch(() => undefined);
+  });
 }
 
 async function invokeOnce(

@@ -35,7 +35,10 @@ describe.runIf(kubectlBinary !== undefined)('kubectl on an apps/v1 DaemonSet man
   let pump: Promise<void>;
 
   beforeAll(async () => {
-    harness = await startReconcileHarness({ nodes: ['n1', 'n2', 'n3'].map((name) => aNode(name)) });
+    harness = await startReconcileHarness({
+      nodes: ['n1', 'n2', 'n3'].map((name) => aNode(name)),
+      podDeletions: true,
+    });
     kubectl = kubectlFor(kubectlBinary ?? 'kubectl', harness.sim);
     // What the router does as the DaemonSet and its pods change: a DaemonSet step every few hundred ms.
     pump = (async () => {

@@ -75,7 +75,7 @@ const images = (harness: Harness, uid: string) =>
 describe('rolling update', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startReconcileHarness({ nodes: NODES.map((name) => aNode(name)) });
+    harness = await startReconcileHarness({ nodes: NODES.map((name) => aNode(name)), podDeletions: true });
   });
   afterAll(async () => harness?.stop());
 

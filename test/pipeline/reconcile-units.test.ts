@@ -166,10 +166,8 @@ describe('label selector queries', () => {
     ).toEqual(['uid=u,app notin (a)', 'uid=u,!t', 'uid=u,x in (1,2)']);
   });
 
-  it('adds the node label for the pods of one pair', () => {
-    expect(pairPodsQuery({ matchLabels: { app: 'a' } }, 'ip-10-0-0-1.ec2.internal')).toBe(
-      'app=a,everynode.dev/node=ip-10-0-0-1.ec2.internal',
-    );
+  it('selects the pods of one node by the node label', () => {
+    expect(pairPodsQuery('ip-10-0-0-1.ec2.internal')).toBe('everynode.dev/node=ip-10-0-0-1.ec2.internal');
   });
 });
 
