@@ -11,9 +11,10 @@ import type { KubeConnection } from '../kube/kube-connection.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../kube/request-budget.ts';
 import { localSqsClient } from '../queue/local-sqs-client.ts';
+import type { ClusterConfig } from './cluster-config.ts';
 import { DaemonSetCache } from './daemon-set-cache.ts';
 import { EventRecorder } from './event-recorder.ts';
-import type { ClusterConfig, FunctionConfig } from './function-config.ts';
+import type { FunctionConfig } from './function-config.ts';
 import type { PipelineDeps, PipelineLogger } from './pipeline-deps.ts';
 import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from './sqs-senders.ts';
 

@@ -5,52 +5,25 @@
  * `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */
 import * as z from 'zod';
-import { EverynodeError } from '../errors/everynode-error.ts';
-import { DEFAULT_MANAGED_KIND, managedKinds } from '../kube/managed-kind.ts';
+import type { managedKinds } from '../kube/managed-kind.ts';
+import {
+  type ClusterConfig,
+  clusterConfigOf,
+  clusterEnvironmentSchema,
+  FunctionConfigError,
+} from './cluster-config.ts';
 
-const nonEmpty = z.string().trim().min(1);
-const positive = z.coerce.number().positive();
 const queueUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an SQS queue URL');
 
-const environmentSchema = z
-  .object({
-    EVERYNODE_MANAGED_KIND: z.enum(managedKinds).default(DEFAULT_MANAGED_KIND),
-    EVERYNODE_CLUSTER_NAME: nonEmpty.optional(),
-    EVERYNODE_CLUSTER_ENDPOINT: nonEmpty.optional(),
-    EVERYNODE_CLUSTER_CA: nonEmpty.optional(),
-    EVERYNODE_KUBECONFIG: nonEmpty.optional(),
-    KUBECONFIG: nonEmpty.optional(),
-    AWS_REGION: nonEmpty.optional(),
-    AWS_DEFAULT_REGION: nonEmpty.optional(),
-    EVERYNODE_API_QPS: positive.default(50),
-    EVERYNODE_API_BURST: positive.optional(),
-    // Not z.url(): local emulators answer queue URLs such as http://sqs.us-east-1.127.0.0.1:4566/…,
-    // which the WHATWG URL parser refuses (a host ending in a number must be an IPv4 address).
-    EVERYNODE_WORK_QUEUE_URL: queueUrl,
-    EVERYNODE_WORK_DLQ_URL: queueUrl,
-    EVERYNODE_INGRESS_QUEUE_URL: queueUrl,
-    EVERYNODE_SQS_ENDPOINT: z.url().optional(),
-  })
-  .refine(
-    (env) => !env.EVERYNODE_CLUSTER_ENDPOINT || (env.EVERYNODE_CLUSTER_NAME && env.EVERYNODE_CLUSTER_CA),
-    {
-      message: 'EVERYNODE_CLUSTER_ENDPOINT needs EVERYNODE_CLUSTER_NAME and EVERYNODE_CLUSTER_CA',
-    },
-  )
-  .refine((env) => !env.EVERYNODE_CLUSTER_ENDPOINT || env.AWS_REGION || env.AWS_DEFAULT_REGION, {
-    message: 'EVERYNODE_CLUSTER_ENDPOINT needs AWS_REGION (set by Lambda) or AWS_DEFAULT_REGION',
-  });
-
-/** How to reach the cluster: an EKS endpoint with in-process tokens, or a kubeconfig. */
-export type ClusterConfig =
-  | {
-      readonly type: 'eks';
-      readonly name: string;
-      readonly endpoint: string;
-      readonly ca: string;
-      readonly region: string;
-    }
-  | { readonly type: 'kubeconfig'; readonly path?: string };
+const environmentSchema = clusterEnvironmentSchema.extend({
+  EVERYNODE_API_BURST: z.coerce.number().positive().optional(),
+  // Not z.url(): local emulators answer queue URLs such as http://sqs.us-east-1.127.0.0.1:4566/…,
+  // which the WHATWG URL parser refuses (a host ending in a number must be an IPv4 address).
+  EVERYNODE_WORK_QUEUE_URL: queueUrl,
+  EVERYNODE_WORK_DLQ_URL: queueUrl,
+  EVERYNODE_INGRESS_QUEUE_URL: queueUrl,
+  EVERYNODE_SQS_ENDPOINT: z.url().optional(),
+});
 
 /** The reconcile function's settings. */
 export interface FunctionConfig {
@@ -62,13 +35,6 @@ export interface FunctionConfig {
   readonly queues: { readonly work: string; readonly workDlq: string; readonly ingress: string };
   /** An SQS endpoint override (the local emulator); undefined on AWS. */
   readonly sqsEndpoint?: string;
-}
-
-/** The configuration is unusable; the function cannot start. Not retryable. */
-export class FunctionConfigError extends EverynodeError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, false, options);
-  }
 }
 
 /**
@@ -86,19 +52,9 @@ export function functionConfigFromEnvironment(
     );
   }
   const e = parsed.data;
-  const kubeconfig = e.EVERYNODE_KUBECONFIG ?? e.KUBECONFIG;
-  const cluster: ClusterConfig = e.EVERYNODE_CLUSTER_ENDPOINT
-    ? {
-        type: 'eks',
-        name: e.EVERYNODE_CLUSTER_NAME ?? '',
-        endpoint: e.EVERYNODE_CLUSTER_ENDPOINT,
-        ca: e.EVERYNODE_CLUSTER_CA ?? '',
-        region: e.AWS_REGION ?? e.AWS_DEFAULT_REGION ?? '',
-      }
-    : { type: 'kubeconfig', ...(kubeconfig ? { path: kubeconfig } : {}) };
   return {
     managedKind: e.EVERYNODE_MANAGED_KIND,
-    cluster,
+    cluster: clusterConfigOf(e, 'reconcile'),
     apiQps: e.EVERYNODE_API_QPS,
     apiBurst: Math.max(1, Math.floor(e.EVERYNODE_API_BURST ?? e.EVERYNODE_API_QPS)),
     queues: {

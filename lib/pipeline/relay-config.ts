@@ -4,41 +4,15 @@
  * or `KUBECONFIG`) replaces the cluster endpoint variables.
  */
 import * as z from 'zod';
-import { DEFAULT_MANAGED_KIND, type ManagedKind, managedKinds } from '../kube/managed-kind.ts';
-import { type ClusterConfig, FunctionConfigError } from './function-config.ts';
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import {
+  type ClusterConfig,
+  clusterConfigOf,
+  clusterEnvironmentSchema,
+  FunctionConfigError,
+} from './cluster-config.ts';
 
 const nonEmpty = z.string().trim().min(1);
-
-/** The variables that say how to reach the cluster and how fast (shared by the relay and the router). */
-export const clusterEnvironmentSchema = z.object({
-  EVERYNODE_MANAGED_KIND: z.enum(managedKinds).default(DEFAULT_MANAGED_KIND),
-  EVERYNODE_CLUSTER_NAME: nonEmpty.optional(),
-  EVERYNODE_CLUSTER_ENDPOINT: nonEmpty.optional(),
-  EVERYNODE_CLUSTER_CA: nonEmpty.optional(),
-  EVERYNODE_KUBECONFIG: nonEmpty.optional(),
-  KUBECONFIG: nonEmpty.optional(),
-  AWS_REGION: nonEmpty.optional(),
-  AWS_DEFAULT_REGION: nonEmpty.optional(),
-  EVERYNODE_API_QPS: z.coerce.number().positive().default(50),
-});
-
-type ClusterEnvironment = z.infer<typeof clusterEnvironmentSchema>;
-
-/** The cluster `env` names: EKS (endpoint, CA, region) when an endpoint is set, else a kubeconfig. */
-export function clusterConfigOf(env: Readonly<ClusterEnvironment>, what: string): ClusterConfig {
-  const endpoint = env.EVERYNODE_CLUSTER_ENDPOINT;
-  if (!endpoint) {
-    const path = env.EVERYNODE_KUBECONFIG ?? env.KUBECONFIG;
-    return { type: 'kubeconfig', ...(path ? { path } : {}) };
-  }
-  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  if (!env.EVERYNODE_CLUSTER_NAME || !env.EVERYNODE_CLUSTER_CA || !region) {
-    throw new FunctionConfigError(
-      `reading the ${what} configuration: EVERYNODE_CLUSTER_ENDPOINT needs EVERYNODE_CLUSTER_NAME, EVERYNODE_CLUSTER_CA and AWS_REGION`,
-    );
-  }
-  return { type: 'eks', name: env.EVERYNODE_CLUSTER_NAME, endpoint, ca: env.EVERYNODE_CLUSTER_CA, region };
-}
 
 const relayEnvironmentSchema = clusterEnvironmentSchema.extend({
   EVERYNODE_EVENT_BUS_NAME: nonEmpty,

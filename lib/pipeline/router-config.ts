@@ -4,8 +4,12 @@
  */
 import * as z from 'zod';
 import type { ManagedKind } from '../kube/managed-kind.ts';
-import { type ClusterConfig, FunctionConfigError } from './function-config.ts';
-import { clusterConfigOf, clusterEnvironmentSchema } from './relay-config.ts';
+import {
+  type ClusterConfig,
+  clusterConfigOf,
+  clusterEnvironmentSchema,
+  FunctionConfigError,
+} from './cluster-config.ts';
 
 const routerEnvironmentSchema = clusterEnvironmentSchema.extend({
   EVERYNODE_WORK_QUEUE_URL: z.string().trim().min(1),

@@ -1,8 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { formatWorkMessage, type WorkMessage } from '../../lib/messages/work-message.ts';
+import { FunctionConfigError } from '../../lib/pipeline/cluster-config.ts';
 import { EventSpamFilter, SPAM_BURST } from '../../lib/pipeline/event-spam-filter.ts';
-import { FunctionConfigError, functionConfigFromEnvironment } from '../../lib/pipeline/function-config.ts';
+import { functionConfigFromEnvironment } from '../../lib/pipeline/function-config.ts';
 import { planBatch, workKey } from '../../lib/pipeline/reconcile-record.ts';
 import {
   daemonSetRequeueSlot,
