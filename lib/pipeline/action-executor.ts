@@ -135,12 +135,12 @@ async function createOne(
     try {
       const made = await deps.kube.createPod(pod);
       report.created++;
-      await deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
+      deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
       return made.metadata?.resourceVersion;
     } catch (error) {
       if (!(error instanceof AlreadyExistsError)) {
         if (!(error instanceof TooManyRequestsError))
-          await deps.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);
+          deps.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);
         throw error;
       }
       const existing = verify ? await podNamed(deps, pod.metadata?.namespace ?? 'default', name) : undefined;
@@ -167,7 +167,7 @@ async function deleteOne(
   try {
     await deps.kube.deletePod({ namespace, name, uid, ...(resourceVersion ? { resourceVersion } : {}) });
     report.deleted++;
-    await deps.events.normal(ds, EventReason.SuccessfulDelete, `Deleted pod: ${name}`);
+    deps.events.normal(ds, EventReason.SuccessfulDelete, `Deleted pod: ${name}`);
     return 'done';
   } catch (error) {
     if (error instanceof NotFoundError) {
@@ -176,7 +176,7 @@ async function deleteOne(
     }
     if (error instanceof ConflictError) return 'conflict';
     if (!(error instanceof TooManyRequestsError))
-      await deps.events.warning(ds, EventReason.FailedDelete, `Error deleting: ${messageOf(error)}`);
+      deps.events.warning(ds, EventReason.FailedDelete, `Error deleting: ${messageOf(error)}`);
     throw error;
   }
 }
@@ -191,13 +191,13 @@ async function recordTerminalPod(
   const phase = pods.find((pod) => pod.metadata?.uid === action.uid)?.status?.phase;
   const which = `${action.namespace}/${action.name} on node ${action.node}`;
   if (phase === 'Failed') {
-    await deps.events.warning(
+    deps.events.warning(
       ds,
       EventReason.FailedDaemonPod,
       `Found failed daemon pod ${which}, will try to kill it`,
     );
   } else if (phase === 'Succeeded') {
-    await deps.events.normal(
+    deps.events.normal(
       ds,
       EventReason.SucceededDaemonPod,
       `Found succeeded daemon pod ${which}, will try to delete it`,

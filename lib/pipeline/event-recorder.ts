@@ -72,12 +72,15 @@ export function daemonSetEvent(
 }
 
 /**
- * Records events about DaemonSets. Writing an event is best effort, as upstream's broadcaster:
- * a failed write is logged and dropped, never failing the reconcile.
+ * Records events about DaemonSets. Writing an event is best effort, as upstream's broadcaster: it
+ * happens in the background (a pod create does not wait for the event about it), a failed write is
+ * logged and dropped, and `flush()` waits for the writes in flight — the handler flushes before an
+ * invocation ends, since a Lambda container is frozen between invocations.
  */
 export class EventRecorder {
   readonly #options: EventRecorderOptions;
   readonly #filter: EventSpamFilter;
+  readonly #pending = new Set<Promise<void>>();
   #written = 0;
 
   constructor(options: Readonly<EventRecorderOptions>) {
@@ -85,14 +88,19 @@ export class EventRecorder {
     this.#filter = options.filter ?? new EventSpamFilter();
   }
 
-  /** Records a Normal event; resolves true when it was written, false when filtered or failed. */
-  normal(ds: Readonly<DaemonSet>, reason: EventReasonName, message: string): Promise<boolean> {
+  /** Records a Normal event in the background; false when the spam filter dropped it. */
+  normal(ds: Readonly<DaemonSet>, reason: EventReasonName, message: string): boolean {
     return this.#record(ds, 'Normal', reason, message);
   }
 
-  /** Records a Warning event; resolves true when it was written, false when filtered or failed. */
-  warning(ds: Readonly<DaemonSet>, reason: EventReasonName, message: string): Promise<boolean> {
+  /** Records a Warning event in the background; false when the spam filter dropped it. */
+  warning(ds: Readonly<DaemonSet>, reason: EventReasonName, message: string): boolean {
     return this.#record(ds, 'Warning', reason, message);
+  }
+
+  /** Resolves when every event recorded so far was written (or failed and was dropped). */
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 
   /** Events written and dropped by the spam filter, since the process started. */
@@ -100,22 +108,30 @@ export class EventRecorder {
     return { written: this.#written, dropped: this.#filter.dropped };
   }
 
-  async #record(ds: Readonly<DaemonSet>, type: 'Normal' | 'Warning', reason: string, message: string) {
+  #record(ds: Readonly<DaemonSet>, type: 'Normal' | 'Warning', reason: string, message: string): boolean {
     const now = this.#options.clock();
     const meta = ds.metadata ?? {};
     const key = [meta.namespace, meta.name, meta.uid, ds.apiVersion, reason].join('\u0000');
     if (!this.#filter.allow(key, now.getTime())) return false;
+    const write = this.#write(
+      daemonSetEvent(ds, type, reason, message, now),
+      `${meta.namespace}/${meta.name}`,
+    );
+    this.#pending.add(write);
+    void write.finally(() => this.#pending.delete(write));
+    return true;
+  }
+
+  async #write(event: CoreV1Event, daemonSet: string): Promise<void> {
     try {
-      await this.#options.kube.createEvent(daemonSetEvent(ds, type, reason, message, now));
+      await this.#options.kube.createEvent(event);
       this.#written++;
-      return true;
     } catch (error) {
       this.#options.logger.warn('recording an event failed; dropping it', {
-        reason,
-        daemonSet: `${meta.namespace}/${meta.name}`,
+        reason: event.reason,
+        daemonSet,
         error: error instanceof Error ? error.message : String(error),
       });
-      return false;
     }
   }
 }

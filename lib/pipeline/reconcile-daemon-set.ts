@@ -46,10 +46,10 @@ async function reportInvalid(
   violations: readonly string[],
 ): Promise<StepReport> {
   if (isEmptyLabelSelector(ds.spec?.selector ?? {})) {
-    await deps.events.warning(ds, EventReason.SelectingAll, SELECTING_ALL_MESSAGE);
+    deps.events.warning(ds, EventReason.SelectingAll, SELECTING_ALL_MESSAGE);
   }
   const message = violations.join('; ');
-  await deps.events.warning(ds, EventReason.InvalidSpec, message);
+  deps.events.warning(ds, EventReason.InvalidSpec, message);
   deps.logger.warn('DaemonSet spec is invalid; touching none of its pods', {
     daemonSet: `${ds.metadata?.namespace}/${ds.metadata?.name}`,
     reason: INVALID_SPEC_REASON,

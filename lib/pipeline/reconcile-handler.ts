@@ -97,6 +97,8 @@ export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): 
       skipGroupOnError: true,
       throwOnFullBatchFailure: false,
     });
+    // Events are written in the background; a Lambda container is frozen once the handler returns.
+    await deps.events.flush();
     metrics.addMetric('Records', MetricUnit.Count, event.Records.length);
     metrics.addMetric('ApiRequests', MetricUnit.Count, counter.total() - requestsBefore);
     if (response.batchItemFailures.length > 0) {

@@ -1,15 +1,15 @@
 /**
  * The `node` step: make one node right for every managed DaemonSet (pipeline design decision 6),
  * with a fixed number of reads for the node whatever the number of DaemonSets, so a node joining a
- * cluster with N DaemonSets costs about N + 4 requests.
+ * cluster with N DaemonSets costs about N + 3 requests, plus its Events.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../core/controller-ref.ts';
-import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../core/daemon-pod.ts';
+import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { planPair } from '../core/pair-plan.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
-import { executeActions } from './action-executor.ts';
+import { executeActions, mapConcurrent } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -19,23 +19,14 @@ import { currentRevisionHashes } from './revision-hash.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 
 /**
- * The pods that may belong to DaemonSets on `nodeName`: those bound to it, and those everynode made
- * for it that the scheduler has not bound yet (labelled `everynode.dev/node`). Both LISTs may be
- * served from the watch cache: a pod they miss makes a create that fails with 409 AlreadyExists
- * (deterministic names), a stale pod a delete that fails its preconditions.
+ * The pods bound to `nodeName`, from one LIST that may be served from the watch cache. Pods made
+ * for the node but not yet bound are not in it: a create the plan then makes uses the same
+ * deterministic name and fails with 409 AlreadyExists, and a stale pod makes a delete that fails
+ * its preconditions — so one LIST is enough (the pair step lists by the node label instead).
  */
 async function podsForNode(deps: PipelineDeps, nodeName: string): Promise<V1Pod[]> {
-  const [bound, pending] = await Promise.all([
-    deps.kube.listPods({ fieldSelector: `spec.nodeName=${nodeName}`, allowStale: true }),
-    deps.kube.listPods({
-      labelSelector: `${NODE_LABEL}=${nodeLabelValue(nodeName)}`,
-      fieldSelector: 'spec.nodeName=',
-      allowStale: true,
-    }),
-  ]);
-  const byUid = new Map<string, V1Pod>();
-  for (const pod of [...bound.items, ...pending.items]) byUid.set(pod.metadata?.uid ?? '', pod);
-  return [...byUid.values()].filter((pod) => targetNodeName(pod) === nodeName);
+  const bound = await deps.kube.listPods({ fieldSelector: `spec.nodeName=${nodeName}`, allowStale: true });
+  return bound.items.filter((pod) => targetNodeName(pod) === nodeName);
 }
 
 /** What one pair on the node needs. */
@@ -48,8 +39,8 @@ interface NodePair {
 
 /**
  * Reconciles every managed DaemonSet on the node `message` names: one LIST of DaemonSets (watch
- * cache), one GET of the node, the node's pods (two LISTs), the revision hashes (cached, else one
- * LIST per namespace), then each pair planned and executed directly. A pair whose delete meets a
+ * cache), one GET of the node, one LIST of the node's pods, the revision hashes (cached, else one
+ * LIST per namespace), then each pair planned and executed directly, concurrently. A pair whose delete meets a
  * Conflict is handed to the pair step (fresh read). A node that is gone gets its daemon pods deleted.
  */
 export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMessage>): Promise<StepReport> {
@@ -62,12 +53,11 @@ export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMe
   if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
   const managed = daemonSets.items.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
-  const reports: StepReport[] = [];
-  for (const [index, ds] of managed.entries()) {
+  // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
+  const reports = await mapConcurrent([...managed.entries()], ([index, ds]) => {
     const ownPods = pods.filter((pod) => isControlledBy(pod, ds));
-    const pair = { ds, node, pods: ownPods, currentHash: hashes[index] ?? '' };
-    reports.push(await reconcileNodePair(deps, message, pair));
-  }
+    return reconcileNodePair(deps, message, { ds, node, pods: ownPods, currentHash: hashes[index] ?? '' });
+  });
   return sumReports(...reports);
 }
 

@@ -35,8 +35,8 @@ export interface BenchCluster {
   readonly stateDir: string;
   /**
    * Starts the whole local pipeline in a worker thread; `clientQps` is the reconciler's own budget
-   * (EVERYNODE_API_QPS), default 95: a budget equal to the server's limit meets 429s from arrival
-   * jitter. Resolves when the relay runs.
+   * (EVERYNODE_API_QPS), default 100, the server's limit (arrival jitter then brings a few 429s,
+   * which the handler turns into delayed requeues). Resolves when the relay runs.
    */
   startPipeline(options?: { reconcileConcurrency?: number; clientQps?: number }): Promise<void>;
   /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
@@ -71,7 +71,7 @@ export async function startBenchCluster(
       const data: PipelineWorkerData = {
         kubeconfigPath,
         stateDir,
-        clientQps: options.clientQps ?? 95,
+        clientQps: options.clientQps ?? 100,
         reconcileConcurrency: options.reconcileConcurrency ?? 8,
       };
       worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data);

@@ -20,7 +20,7 @@ const { values } = parseArgs({
   options: {
     nodes: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '8' },
-    'client-qps': { type: 'string', default: '95' },
+    'client-qps': { type: 'string', default: '100' },
     'pod-start-seconds': { type: 'string', default: '1' },
     'pod-ready-seconds': { type: 'string', default: '1' },
   },

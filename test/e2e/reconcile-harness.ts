@@ -10,15 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import {
-  DeleteMessageBatchCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
-import type { V1Pod } from '@kubernetes/client-node';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { targetNodeName } from '../../lib/core/daemon-pod.ts';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
@@ -29,8 +21,9 @@ import { createRouterHandler } from '../../lib/pipeline/router-handler.ts';
 import { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
-import { type SqsEventSource, startSqsEventSource, toSqsRecord } from '../../lib/queue/sqs-event-source.ts';
+import { type SqsEventSource, startSqsEventSource } from '../../lib/queue/sqs-event-source.ts';
 import { type SimCluster, type SimClusterOptions, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { forwardPodDeletions, invokeOnce, takeRecords, waitQuiet } from './reconcile-queues.ts';
 
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 
@@ -165,123 +158,4 @@ function startSources(
     batchSize: options.batchSize ?? 10,
   });
   return [work, ingress];
-}
-
-/** The router's rule for a deleted pod of a DaemonSet: a pair message for its node. */
-function forwardPodDeletions(sim: SimCluster, work: ReturnType<typeof sqsWorkSender>): () => void {
-  return sim.store.subscribe((event) => {
-    if (event.key !== 'pods' || event.type !== 'DELETED') return;
-    const pod = event.object as unknown as V1Pod;
-    const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller && ref.kind === 'DaemonSet');
-    const node = targetNodeName(pod);
-    if (owner === undefined || node === undefined) return;
-    const message: WorkMessage = {
-      v: 1,
-      kind: 'pair',
-      cause: {
-        type: 'watch',
-        event: 'DELETED',
-        kind: 'Pod',
-        resourceVersion: pod.metadata?.resourceVersion ?? '1',
-      },
-      daemonSet: { namespace: pod.metadata?.namespace ?? 'default', name: owner.name, uid: owner.uid },
-      node: { name: node },
-    };
-    void work.send([{ message }]).catch(() => undefined);
-  });
-}
-
-async function invokeOnce(
-  queues: LocalQueues,
-  handler: ReconcileHandler,
-  waitSeconds: number,
-): Promise<{ event: SQSEvent; response: SQSBatchResponse }> {
-  const received = await queues.sqs.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queues.urls.work,
-      MaxNumberOfMessages: 10,
-      WaitTimeSeconds: waitSeconds,
-      MessageSystemAttributeNames: ['All'],
-      MessageAttributeNames: ['All'],
-    }),
-  );
-  const messages = received.Messages ?? [];
-  const event: SQSEvent = { Records: messages.map((m) => toSqsRecord(m, { queueUrl: queues.urls.work })) };
-  const response = await handler(event, lambdaContext());
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));
-  if (done.length > 0) {
-    await queues.sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: queues.urls.work,
-        Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-      }),
-    );
-  }
-  return { event, response };
-}
-
-async function takeRecords(queues: LocalQueues, count: number): Promise<SQSEvent> {
-  const records: SQSEvent['Records'] = [];
-  while (records.length < count) {
-    const received = await queues.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queues.urls.work,
-        MaxNumberOfMessages: 1,
-        WaitTimeSeconds: 2,
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    const message = received.Messages?.[0];
-    if (message === undefined)
-      throw new Error(`only ${records.length} of ${count} messages on the work queue`);
-    records.push(toSqsRecord(message, { queueUrl: queues.urls.work }));
-    await queues.sqs.send(
-      new DeleteMessageCommand({ QueueUrl: queues.urls.work, ReceiptHandle: message.ReceiptHandle ?? '' }),
-    );
-  }
-  return { Records: records };
-}
-
-/** A Lambda context for direct invocations. */
-export function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'reconcile-test',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:reconcile-test',
-    memoryLimitInMB: '512',
-    awsRequestId: crypto.randomUUID(),
-    logGroupName: '/aws/lambda/reconcile-test',
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 60_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-async function depth(queues: LocalQueues, url: string): Promise<number> {
-  const answer = await queues.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return Object.values(answer.Attributes ?? {}).reduce((sum, value) => sum + Number(value), 0);
-}
-
-async function waitQuiet(queues: LocalQueues, inFlight: { count: number }, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let calm = 0;
-  while (calm < 3) {
-    if (Date.now() > deadline) throw new Error(`queues not quiet after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const pending = (await depth(queues, queues.urls.work)) + (await depth(queues, queues.urls.ingress));
-    calm = pending === 0 && inFlight.count === 0 ? calm + 1 : 0;
-  }
 }

@@ -3,7 +3,7 @@
  * messages and concurrent handler invocations: it always ends in the same, correct state and never
  * takes more than maxUnavailable available old pods away at once on the way.
  */
-import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
@@ -14,35 +14,19 @@ import {
   daemonSetMessage,
   isReady,
   nodeMessage,
-  pairMessage,
   podsOf,
   storedDaemonSet,
-  updateDaemonSet,
 } from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
-
-type Change =
-  | { type: 'addNode' }
-  | { type: 'removeNode'; pick: number }
-  | { type: 'label'; pick: number; ssd: boolean }
-  | { type: 'taint'; pick: number; effect: 'NoSchedule' | 'NoExecute' | null }
-  | { type: 'ready'; pick: number; ready: boolean }
-  | { type: 'image' }
-  | { type: 'deletePod'; pick: number };
-
-const changeArb: fc.Arbitrary<Change> = fc.oneof(
-  fc.constant<Change>({ type: 'addNode' }),
-  fc.record({ type: fc.constant('removeNode' as const), pick: fc.nat() }),
-  fc.record({ type: fc.constant('label' as const), pick: fc.nat(), ssd: fc.boolean() }),
-  fc.record({
-    type: fc.constant('taint' as const),
-    pick: fc.nat(),
-    effect: fc.constantFrom('NoSchedule' as const, 'NoExecute' as const, null),
-  }),
-  fc.record({ type: fc.constant('ready' as const), pick: fc.nat(), ready: fc.boolean() }),
-  fc.constant<Change>({ type: 'image' }),
-  fc.record({ type: fc.constant('deletePod' as const), pick: fc.nat() }),
-);
+import { startReconcileHarness } from './reconcile-harness.ts';
+import { apply, changeArb, type Run, seededRandom } from './reconcile-property-changes.ts';
+import {
+  DAEMON_SETS,
+  hasTaint,
+  imageOf,
+  livePods,
+  problems,
+  watchBudget,
+} from './reconcile-property-model.ts';
 
 /** How each batch of messages is mangled before it is sent. */
 const deliveryArb: fc.Arbitrary<Delivery> = fc.record({
@@ -63,172 +47,6 @@ interface Delivery {
 }
 
 const scenarioArb = fc.array(fc.tuple(changeArb, deliveryArb), { minLength: 2, maxLength: 6 });
-
-const DAEMON_SETS = ['all', 'ssd'] as const;
-const hasTaint = (node: V1Node, key: string, effect?: string) =>
-  (node.spec?.taints ?? []).some((t) => t.key === key && (effect === undefined || t.effect === effect));
-
-/** The expected placement, written independently of lib/core: shouldRun and shouldContinueRunning. */
-function expected(ds: string, node: V1Node): { run: boolean; keep: boolean } {
-  const selected = ds === 'all' || node.metadata?.labels?.disk === 'ssd';
-  const noExecute = hasTaint(node, 'dedicated', 'NoExecute');
-  const blocked =
-    noExecute || hasTaint(node, 'dedicated', 'NoSchedule') || hasTaint(node, 'node.kubernetes.io/not-ready');
-  return { run: selected && !blocked, keep: selected && !noExecute };
-}
-
-const imageOf = (pod: Readonly<V1Pod>) => pod.spec?.containers[0]?.image;
-const livePods = (harness: Harness, ds: V1DaemonSet) =>
-  podsOf(harness, ds.metadata?.uid ?? '').filter((pod) => !pod.metadata?.deletionTimestamp);
-
-/** Violations of the final state: placement, revision and readiness per node, and status. */
-function problems(harness: Harness): string[] {
-  const found: string[] = [];
-  const nodes = harness.sim.store.list('nodes') as unknown as V1Node[];
-  for (const name of DAEMON_SETS) {
-    const ds = storedDaemonSet(harness, 'default', name) as V1DaemonSet;
-    const image = ds.spec?.template.spec?.containers[0]?.image;
-    const pods = livePods(harness, ds);
-    let desired = 0;
-    for (const node of nodes) {
-      const here = pods.filter((pod) => targetNodeName(pod) === node.metadata?.name);
-      const { run, keep } = expected(name, node);
-      if (run) desired++;
-      if (run && (here.length !== 1 || imageOf(here[0] as V1Pod) !== image || !isReady(here[0] as V1Pod)))
-        found.push(`${name} on ${node.metadata?.name}: ${here.map(imageOf)} (ready: ${here.map(isReady)})`);
-      if (!run && here.length > (keep ? 1 : 0))
-        found.push(`${name} on ${node.metadata?.name}: ${here.length} pods`);
-    }
-    const orphaned = pods.filter((pod) => !nodes.some((node) => node.metadata?.name === targetNodeName(pod)));
-    if (orphaned.length > 0)
-      found.push(
-        `${name}: pods on vanished nodes ${orphaned.map((pod) => `${pod.metadata?.name}@${targetNodeName(pod)}`)}`,
-      );
-    const status = ds.status;
-    if (
-      status?.desiredNumberScheduled !== desired ||
-      status.updatedNumberScheduled !== desired ||
-      status.numberReady !== desired
-    )
-      found.push(`${name} status ${JSON.stringify(status)} != desired ${desired}`);
-  }
-  return found;
-}
-
-/**
- * The most nodes at once whose available old-revision pod the controller took away while no
- * available new pod replaced it yet (pods the test deleted, and nodes removed, tainted NoExecute or
- * NotReady, do not count).
- */
-function watchBudget(harness: Harness, deletedByTest: Set<string>): { stop: () => number } {
-  const replacing = new Set<string>();
-  const seen = new Map<string, V1Pod>();
-  let worst = 0;
-  const unsubscribe = harness.sim.store.subscribe((event) => {
-    if (event.key !== 'pods') return;
-    const pod = event.object as unknown as V1Pod;
-    const uid = pod.metadata?.uid ?? '';
-    const before = seen.get(uid);
-    const ds = storedDaemonSet(harness, 'default', 'all');
-    const owner = pod.metadata?.ownerReferences?.find((ref) => ref.controller)?.uid;
-    if (ds === undefined || owner !== ds.metadata?.uid) return;
-    const node = harness.sim.nodes.get(targetNodeName(pod) ?? '');
-    const gone = event.type === 'DELETED' || Boolean(pod.metadata?.deletionTimestamp);
-    const current = ds.spec?.template.spec?.containers[0]?.image;
-    seen.set(uid, pod);
-    if (gone && before && isReady(before) && imageOf(before) !== current && !deletedByTest.has(uid) && node) {
-      if (expected('all', node).keep && !hasTaint(node, 'node.kubernetes.io/not-ready'))
-        replacing.add(node.metadata?.name ?? '');
-    }
-    for (const name of [...replacing]) {
-      const at = harness.sim.nodes.get(name);
-      const settled = livePods(harness, ds).some(
-        (p) => targetNodeName(p) === name && isReady(p) && imageOf(p) === current,
-      );
-      if (!at || settled || !expected('all', at).run) replacing.delete(name);
-    }
-    worst = Math.max(worst, replacing.size);
-  });
-  return {
-    stop: () => {
-      unsubscribe();
-      return worst;
-    },
-  };
-}
-
-interface Run {
-  readonly harness: Harness;
-  readonly history: WorkMessage[];
-  readonly held: WorkMessage[];
-  readonly deletedByTest: Set<string>;
-  version: number;
-  added: number;
-}
-
-/** A small seeded PRNG (mulberry32), so a failing run replays exactly. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(items: readonly T[], index: number): T | undefined =>
-  items[index % Math.max(1, items.length)];
-
-/** Applies one change to the cluster and returns the work messages the router would send for it. */
-function apply(run: Run, change: Change): WorkMessage[] {
-  const { harness } = run;
-  const names = harness.sim.nodes.names();
-  const name = 'pick' in change ? pick(names, change.pick) : undefined;
-  const daemonSets = DAEMON_SETS.map((ds) => storedDaemonSet(harness, 'default', ds) as V1DaemonSet);
-  switch (change.type) {
-    case 'addNode': {
-      const added = `extra-${++run.added}`;
-      harness.sim.nodes.add(added);
-      return [nodeMessage(added)];
-    }
-    case 'removeNode':
-      if (!name || names.length <= 2) return [];
-      harness.sim.nodes.remove(name);
-      return [nodeMessage(name)];
-    case 'label':
-      if (!name) return [];
-      harness.sim.nodes.label(name, { disk: change.ssd ? 'ssd' : null });
-      return [nodeMessage(name)];
-    case 'taint':
-      if (!name) return [];
-      if (change.effect === null) harness.sim.nodes.untaint(name, 'dedicated');
-      else harness.sim.nodes.taint(name, { key: 'dedicated', value: 'x', effect: change.effect });
-      return [nodeMessage(name)];
-    case 'ready':
-      if (!name) return [];
-      harness.sim.nodes.setReady(name, change.ready);
-      return [nodeMessage(name)];
-    case 'image': {
-      run.version++;
-      const ds = updateDaemonSet(harness, 'default', 'all', (stored) => {
-        const container = stored.spec?.template.spec?.containers[0];
-        if (container) container.image = `busybox:1.${run.version}`;
-      });
-      return [daemonSetMessage(ds)];
-    }
-    case 'deletePod': {
-      const pods = daemonSets.flatMap((ds) => livePods(harness, ds));
-      const victim = pick(pods, change.pick);
-      if (!victim) return [];
-      run.deletedByTest.add(victim.metadata?.uid ?? '');
-      harness.sim.store.delete('pods', 'default', victim.metadata?.name ?? '');
-      const owner = daemonSets.find((ds) => ds.metadata?.uid === victim.metadata?.ownerReferences?.[0]?.uid);
-      return owner ? [pairMessage(owner, targetNodeName(victim) ?? ''), daemonSetMessage(owner)] : [];
-    }
-  }
-}
 
 /** Sends `messages` duplicated, shuffled, with replays of older messages, or holds them back. */
 async function deliver(run: Run, messages: WorkMessage[], delivery: Delivery, random: () => number) {

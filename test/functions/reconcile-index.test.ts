@@ -7,7 +7,8 @@ import {
   placementOf,
   waitFor,
 } from '../e2e/reconcile-cluster.ts';
-import { type Harness, lambdaContext, startReconcileHarness } from '../e2e/reconcile-harness.ts';
+import { type Harness, startReconcileHarness } from '../e2e/reconcile-harness.ts';
+import { lambdaContext } from '../e2e/reconcile-queues.ts';
 
 describe('functions/reconcile', () => {
   let harness: Harness;

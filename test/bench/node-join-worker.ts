@@ -1,0 +1,114 @@
+/**
+ * The node-join benchmark's reconciler, in a worker thread of its own (the simulated cluster keeps
+ * the main thread): joins `joins` nodes one at a time through the API and runs the `node` step for
+ * each, timing every pair from the start of the step to its pod's creation. Posts the results.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { processRequestCounter } from '../../lib/kube/request-counter.ts';
+import type { NodeMessage } from '../../lib/messages/work-message.ts';
+import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
+import type { PipelineDeps } from '../../lib/pipeline/pipeline-deps.ts';
+import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
+import { startLocalQueues } from '../../lib/queue/local-queues.ts';
+
+/** What the worker is started with. */
+export interface NodeJoinTask {
+  readonly kubeconfigPath: string;
+  readonly url: string;
+  readonly joins: number;
+  readonly clientQps: number;
+}
+
+/** One join's figures. */
+export interface JoinResult {
+  /** Milliseconds from the start of the step until its reads (DaemonSets, node, pods) answered. */
+  readonly readsMs: number;
+  readonly pairs: number;
+  readonly requests: number;
+  readonly events: number;
+  readonly latencies: number[];
+}
+
+const task = workerData as NodeJoinTask;
+const queues = await startLocalQueues();
+const base = buildPipelineDeps({
+  config: {
+    managedKind: 'apps/v1',
+    cluster: { type: 'kubeconfig', path: task.kubeconfigPath },
+    apiQps: task.clientQps,
+    apiBurst: task.clientQps,
+    queues: { work: queues.urls.work, workDlq: queues.urls.workDlq, ingress: queues.urls.ingress },
+    sqsEndpoint: queues.endpoint,
+  },
+  logger: new Logger({ logLevel: 'SILENT' }),
+  sqs: queues.sqs,
+});
+let started = 0;
+let readsDone = 0;
+let latencies: number[] = [];
+const timed =
+  <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    const result = await call(...args);
+    readsDone = Math.max(readsDone, performance.now() - started);
+    return result;
+  };
+const deps: PipelineDeps = {
+  ...base,
+  kube: {
+    ...base.kube,
+    listDaemonSets: timed(base.kube.listDaemonSets),
+    getNode: timed(base.kube.getNode),
+    listPods: timed(base.kube.listPods),
+    createPod: async (pod) => {
+      const created = await base.kube.createPod(pod);
+      latencies.push(performance.now() - started);
+      return created;
+    },
+  },
+};
+
+/** Creates the node through the API, as a cloud provider's node registration would. */
+async function join(name: string): Promise<void> {
+  const body = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+  const answer = await fetch(`${task.url}/api/v1/nodes`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'User-Agent': 'everynode-bench' },
+    body: JSON.stringify(body),
+  });
+  if (!answer.ok) throw new Error(`creating node ${name}: HTTP ${answer.status}`);
+}
+
+const results: JoinResult[] = [];
+for (let i = 1; i <= task.joins; i++) {
+  const name = `joined-${i}`;
+  await join(name);
+  const requestsBefore = processRequestCounter.total();
+  const eventsBefore = deps.events.counts.written;
+  latencies = [];
+  readsDone = 0;
+  started = performance.now();
+  const message: NodeMessage = {
+    v: 1,
+    kind: 'node',
+    cause: { type: 'resync', at: new Date().toISOString() },
+    node: { name },
+  };
+  const report = await reconcileNode(deps, message);
+  await deps.events.flush();
+  results.push({
+    readsMs: readsDone,
+    pairs: report.created,
+    requests: processRequestCounter.total() - requestsBefore,
+    events: deps.events.counts.written - eventsBefore,
+    latencies,
+  });
+}
+await queues.stop();
+parentPort?.postMessage({ type: 'done', results });
