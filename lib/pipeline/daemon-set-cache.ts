@@ -5,7 +5,9 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import type { ListResult } from '../kube/kube-port.ts';
 import { compareResourceVersions } from './relay-resource-version.ts';
+import { SharedRead } from './shared-read.ts';
 
 /** A Map bounded to `size` entries, evicting the least recently used. */
 class Lru<V> {
@@ -79,6 +81,8 @@ export class DaemonSetCache {
   readonly #pairsListed = new Lru<PairSeen>(65_536);
   readonly #replacements = new Lru<{ at: number; handledAt?: number }>(65_536);
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
+  /** The LIST of every node, shared by the DaemonSet steps that run together (see SharedRead). */
+  readonly nodeList = new SharedRead<ListResult<V1Node>>();
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
   daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {

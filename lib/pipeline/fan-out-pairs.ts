@@ -14,6 +14,7 @@ import type { MessageCause } from '../messages/message-cause.ts';
 import { nodeHintOf, type PairHints, podHintOf } from '../messages/pair-hints.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import type { OutgoingWork, PipelineDeps } from './pipeline-deps.ts';
+import { compareResourceVersions } from './relay-resource-version.ts';
 
 /** A pair that needs work, with what its plan would do. */
 interface Candidate {
@@ -43,6 +44,8 @@ export interface FanOutState {
   readonly skip: ReadonlySet<string>;
   /** What the step observed: the resourceVersions of its LISTs. */
   readonly observation: string;
+  /** The resourceVersion of the node LIST (older than the pod LIST when it was shared). */
+  readonly nodesResourceVersion: string;
   /** When the step began those LISTs (ms since the epoch). */
   readonly listedAt: number;
 }
@@ -110,13 +113,25 @@ function pairKey(ds: Readonly<DaemonSet>, nodeName: string): string {
 function candidatesOf(deps: PipelineDeps, state: Readonly<FanOutState>): Candidate[] {
   const { ds, currentHash, now } = state;
   return state.views.flatMap((view) => {
-    if (state.skip.has(view.name)) return [];
+    if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return [];
     const actions = planPair({ ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name });
     const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
     deps.cache.settleFanOut(pairKey(ds, view.name), memoryKey);
     if (memoryKey === undefined) return [];
     return [{ view, actions, memoryKey, deduplicationId: deduplicationIdOf(memoryKey, state.observation) }];
   });
+}
+
+/**
+ * True for a node missing from the node LIST while one of its pods changed after that LIST: the
+ * node may have joined since (its daemon pods made by the node step), so its absence says nothing.
+ * A node that really left sends its own `node` message, whose step deletes its daemon pods.
+ */
+function newerThanNodeList(view: Readonly<NodeView>, nodesResourceVersion: string): boolean {
+  if (view.node !== undefined) return false;
+  return view.pods.some(
+    (pod) => (compareResourceVersions(pod.metadata?.resourceVersion ?? '', nodesResourceVersion) ?? 1) > 0,
+  );
 }
 
 const countOf = (actions: readonly Action[], type: Action['type']) =>

@@ -1,8 +1,8 @@
 /**
  * Queue depths of the local pipeline, for the live view and for deciding that it is idle.
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalQueues } from '../queue/local-queues.ts';
+import { queueDepth as depth } from '../queue/queue-depth.ts';
 
 /**
  * Messages on each queue: waiting or in flight (received, not yet deleted); for the ingress queue,
@@ -15,24 +15,6 @@ export interface QueueDepths {
   readonly work: number;
   readonly workDlq: number;
   readonly ingressDlq: number;
-}
-
-async function depth(sqs: SQSClient, url: string): Promise<{ now: number; delayed: number }> {
-  const answer = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  const a = answer.Attributes ?? {};
-  return {
-    now: Number(a.ApproximateNumberOfMessages ?? 0) + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
-    delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
-  };
 }
 
 /** The depth of every queue of `queues`. */

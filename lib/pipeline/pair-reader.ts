@@ -131,7 +131,9 @@ export async function readHintedPair(
   }
   const nodeName = message.node.name;
   const namespace = ds.metadata?.namespace ?? 'default';
-  const node = hints.node === null ? undefined : nodeFromHint(hints.node);
+  // A node missing from the DaemonSet step's LIST may have joined since: its absence is asked of the
+  // API server (a GET), never taken from a LIST, before any pod of it is deleted.
+  const node = hints.node === null ? await readNode(deps, nodeName, 'fresh') : nodeFromHint(hints.node);
   const currentHash = hints.daemonSet.revisionHash;
   if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
     const listed = await readPairPods(deps, ds, nodeName);

@@ -67,6 +67,8 @@ export interface DaemonSetReads {
   readonly pods: V1Pod[];
   /** The resourceVersions of the node and pod LISTs: what the step's decisions rest on. */
   readonly observation: string;
+  /** The resourceVersion of the node LIST. */
+  readonly nodesResourceVersion: string;
   /** When the LISTs began (ms since the epoch). */
   readonly listedAt: number;
 }
@@ -76,43 +78,58 @@ export interface DaemonSetReads {
  * them collide), every node and the DaemonSet's candidate pods (from the watch cache: every write
  * that follows is guarded) — the pods matching its selector, and those it controls (labelled with
  * its uid) that no longer match and must be released, found by one small LIST per selector
- * requirement rather than a second LIST of all its pods.
+ * requirement rather than a second LIST of all its pods. The node LIST is shared with the other
+ * DaemonSet steps of the process whose messages arrived before it began (`receivedAt`).
  */
-async function readAround(deps: PipelineDeps, ds: Readonly<DaemonSet>): Promise<DaemonSetReads> {
+async function readAround(
+  deps: PipelineDeps,
+  ds: Readonly<DaemonSet>,
+  receivedAt: number,
+): Promise<DaemonSetReads> {
   const namespace = ds.metadata?.namespace ?? 'default';
   const listedAt = deps.clock().getTime();
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
   const listPods = (labelSelector: string) =>
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
-  const [revisions, nodes, matching, ...unmatched] = await Promise.all([
+  const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
     deps.kube.listControllerRevisions(namespace),
-    deps.kube.listNodes({ allowStale: true }),
+    deps.cache.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
     listPods(labelSelectorQuery(ds.spec?.selector)),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
-  deps.cache.putRecentNodes(nodes.items, listedAt);
+  const nodes = sharedNodes.value;
+  deps.cache.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);
   const observation = `${nodes.resourceVersion}/${matching.resourceVersion}`;
-  return { revisions: revisions.items, nodes: nodes.items, pods: [...pods.values()], observation, listedAt };
+  return {
+    revisions: revisions.items,
+    nodes: nodes.items,
+    pods: [...pods.values()],
+    observation,
+    nodesResourceVersion: nodes.resourceVersion,
+    listedAt,
+  };
 }
 
 /**
  * Runs the DaemonSet-wide steps for the DaemonSet `message` names. Nothing happens when it is gone,
  * re-created under another uid, or being deleted; an invalid spec is reported and touches no pod.
  * Otherwise: adoption, revisions, rolling update, fan-out and status (see runDaemonSetSync), and a
- * delayed `daemonset` message when something depends on time passing.
+ * delayed `daemonset` message when something depends on time passing. `receivedAt`: when the
+ * message arrived (ms since the epoch).
  */
 export async function reconcileDaemonSet(
   deps: PipelineDeps,
   message: Readonly<DaemonSetMessage>,
+  receivedAt = Date.now(),
 ): Promise<StepReport> {
   const ds = await readDaemonSet(deps, message);
   if (ds === undefined) return emptyReport();
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
-  const reads = await readAround(deps, ds);
+  const reads = await readAround(deps, ds, receivedAt);
   const claim = await claimPods(deps, ds, reads.pods);
   const sync = await runDaemonSetSync(
     deps,

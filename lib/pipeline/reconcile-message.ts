@@ -13,11 +13,13 @@ import type { StepReport } from './step-report.ts';
 /**
  * Runs the step of `message` (`pair`, `daemonset` or `node`) and resolves to what it did. A message
  * meant for another managed kind than this reconciler's throws a PoisonMessageError: no retry
- * makes it right.
+ * makes it right. `receivedAt` is when the message arrived (ms since the epoch; default now): reads
+ * shared with other steps must have begun since.
  */
 export async function reconcileMessage(
   deps: PipelineDeps,
   message: Readonly<WorkMessage>,
+  receivedAt = Date.now(),
 ): Promise<StepReport> {
   if (message.managedKind !== undefined && message.managedKind !== deps.kube.managedKind) {
     throw new PoisonMessageError(
@@ -28,7 +30,7 @@ export async function reconcileMessage(
     case 'pair':
       return reconcilePair(deps, message);
     case 'daemonset':
-      return reconcileDaemonSet(deps, message);
+      return reconcileDaemonSet(deps, message, receivedAt);
     case 'node':
       return reconcileNode(deps, message);
   }

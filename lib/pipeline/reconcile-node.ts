@@ -5,7 +5,7 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../core/controller-ref.ts';
-import { targetNodeName } from '../core/daemon-pod.ts';
+import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { planPair } from '../core/pair-plan.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
@@ -22,11 +22,29 @@ import { emptyReport, type StepReport, sumReports } from './step-report.ts';
  * The pods bound to `nodeName`, from one LIST that may be served from the watch cache. Pods made
  * for the node but not yet bound are not in it: a create the plan then makes uses the same
  * deterministic name and fails with 409 AlreadyExists, and a stale pod makes a delete that fails
- * its preconditions — so one LIST is enough (the pair step lists by the node label instead).
+ * its preconditions — so one LIST is enough while the node exists (the pair step lists by the node
+ * label instead).
  */
-async function podsForNode(deps: PipelineDeps, nodeName: string): Promise<V1Pod[]> {
+async function podsBoundTo(deps: PipelineDeps, nodeName: string): Promise<V1Pod[]> {
   const bound = await deps.kube.listPods({ fieldSelector: `spec.nodeName=${nodeName}`, allowStale: true });
   return bound.items.filter((pod) => targetNodeName(pod) === nodeName);
+}
+
+/**
+ * For a node that is gone: its bound pods and the pods everynode made for it that were never bound
+ * (labelled `everynode.dev/node`), all of which must go.
+ */
+async function withUnboundPods(deps: PipelineDeps, nodeName: string, bound: V1Pod[]): Promise<V1Pod[]> {
+  const unbound = await deps.kube.listPods({
+    labelSelector: `${NODE_LABEL}=${nodeLabelValue(nodeName)}`,
+    fieldSelector: 'spec.nodeName=',
+    allowStale: true,
+  });
+  const known = new Set(bound.map((pod) => pod.metadata?.uid));
+  const made = unbound.items.filter(
+    (pod) => !known.has(pod.metadata?.uid) && targetNodeName(pod) === nodeName,
+  );
+  return [...bound, ...made];
 }
 
 /** What one pair on the node needs. */
@@ -40,17 +58,19 @@ interface NodePair {
 /**
  * Reconciles every managed DaemonSet on the node `message` names: one LIST of DaemonSets (watch
  * cache), one GET of the node, one LIST of the node's pods, the revision hashes (cached, else one
- * LIST per namespace), then each pair planned and executed directly, concurrently. A pair whose delete meets a
- * Conflict is handed to the pair step (fresh read). A node that is gone gets its daemon pods deleted.
+ * LIST per namespace), then each pair planned and executed directly, concurrently. A pair whose
+ * delete meets a Conflict is handed to the pair step (fresh read). A node that is gone gets its
+ * daemon pods deleted, the unbound ones included.
  */
 export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMessage>): Promise<StepReport> {
   const nodeName = message.node.name;
-  const [daemonSets, node, pods] = await Promise.all([
+  const [daemonSets, node, bound] = await Promise.all([
     deps.kube.listDaemonSets({ allowStale: true }),
     deps.kube.getNode(nodeName),
-    podsForNode(deps, nodeName),
+    podsBoundTo(deps, nodeName),
   ]);
   if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
+  const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
   const managed = daemonSets.items.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.

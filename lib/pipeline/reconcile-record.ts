@@ -41,10 +41,12 @@ export interface BatchPlan {
   readonly runner: ReadonlyMap<string, string>;
   /** Keys with several records: their one run reads the pair afresh instead of trusting one record's hints. */
   readonly repeated: ReadonlySet<string>;
+  /** When the batch arrived (ms since the epoch): reads begun since then see what sent its messages. */
+  readonly receivedAt: number;
 }
 
 /** The plan of `records`: which record reconciles each key; records that do not parse are left out. */
-export function planBatch(records: readonly Readonly<SQSRecord>[]): BatchPlan {
+export function planBatch(records: readonly Readonly<SQSRecord>[], receivedAt = Date.now()): BatchPlan {
   const runner = new Map<string, string>();
   const repeated = new Set<string>();
   for (const record of records) {
@@ -54,7 +56,7 @@ export function planBatch(records: readonly Readonly<SQSRecord>[]): BatchPlan {
     if (runner.has(key)) repeated.add(key);
     else runner.set(key, record.messageId);
   }
-  return { runner, repeated };
+  return { runner, repeated, receivedAt };
 }
 
 /** `message` without hints, when the batch holds several records for its key. */
@@ -85,7 +87,7 @@ export async function reconcileRecord(
   const message = plan.repeated.has(key) ? withoutHints(parsed.message) : parsed.message;
   const started = performance.now();
   try {
-    const report = await reconcileMessage(deps, message);
+    const report = await reconcileMessage(deps, message, plan.receivedAt);
     return { type: 'reconciled', kind: message.kind, report, millis: performance.now() - started };
   } catch (error) {
     if (error instanceof TooManyRequestsError) {

@@ -116,6 +116,7 @@ export async function runDaemonSetSync(
     cause,
     skip,
     observation: reads.observation,
+    nodesResourceVersion: reads.nodesResourceVersion,
     listedAt: reads.listedAt,
   });
   const status = statusOf(ds, views, revision, now);

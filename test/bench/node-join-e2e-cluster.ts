@@ -73,6 +73,15 @@ async function serve(task: ClusterTask): Promise<void> {
         return reply({
           samples,
           reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }),
+          byRequest: Object.fromEntries(
+            sim.counters
+              .snapshot()
+              .filter((e) => e.userAgent.startsWith('everynode/'))
+              .map((e) => [
+                `${e.userAgent.slice('everynode/'.length)} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`,
+                e.count,
+              ]),
+          ),
         });
       case 'stop':
         await sim.stop();

@@ -112,6 +112,23 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
+/** The Samples answer of the cluster worker. */
+interface Samples {
+  readonly samples: number[];
+  readonly reconcileRequests: number;
+  readonly byRequest: Record<string, number>;
+}
+
+/** The requests made between `before` and `after`, by component, verb and resource, largest first. */
+function requestsBetween(before: Samples, after: Samples): string {
+  return Object.entries(after.byRequest)
+    .map(([key, count]) => [key, count - (before.byRequest[key] ?? 0)] as const)
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, count]) => `${key}: ${count}`)
+    .join(', ');
+}
+
 function report(setupSeconds: number, samples: readonly number[], requestsPerPair: number): string {
   const sorted = [...samples].sort((a, b) => a - b);
   const ms = (value: number) => `${value.toFixed(0)} ms`;
@@ -141,7 +158,8 @@ async function main(): Promise<void> {
     logLevel: 'WARN',
   });
   const setupSeconds = await converge(ask, pipeline);
-  const before = await ask<{ reconcileRequests: number }>({ cmd: 'samples' });
+  const before = await ask<Samples>({ cmd: 'samples' });
+  const countersBefore = pipeline.counters.snapshot();
   for (let i = 1; i <= JOINS; i++) {
     await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
@@ -149,9 +167,14 @@ async function main(): Promise<void> {
   const complete = async () =>
     (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
   await until('every joined node runs every DaemonSet', complete, 120_000);
-  const after = await ask<{ samples: number[]; reconcileRequests: number }>({ cmd: 'samples' });
+  const after = await ask<Samples>({ cmd: 'samples' });
   const requestsPerPair = (after.reconcileRequests - before.reconcileRequests) / (JOINS * DAEMONSETS);
   process.stdout.write(report(setupSeconds, after.samples, requestsPerPair));
+  process.stdout.write(`  API requests during the joins: ${requestsBetween(before, after)}\n`);
+  const steps = Object.entries(pipeline.counters.snapshot())
+    .filter(([name]) => name.startsWith('Reconciled_') || name === 'PairsFannedOut' || name === 'Requeues')
+    .map(([name, value]) => `${name.replace('Reconciled_', '')} ${value - (countersBefore[name] ?? 0)}`);
+  process.stdout.write(`  steps during the joins: ${steps.join(', ')}\n`);
   await pipeline.stop();
   await ask({ cmd: 'stop' });
 }

@@ -1,4 +1,10 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import { podHintOf } from '../../lib/messages/pair-hints.ts';
+import type { PairMessage } from '../../lib/messages/work-message.ts';
+import type { KubeObject } from '../../lib/sim/store.ts';
 import { aDaemonSet, aNode } from '../builders.ts';
 import {
   allReady,
@@ -124,5 +130,43 @@ describe('node changes', () => {
       currentNumberScheduled: 2,
       numberMisscheduled: 0,
     });
+  });
+
+  it("a node missing from a DaemonSet step's LIST keeps the pod made for it since", async () => {
+    harness.sim.nodes.add('n5');
+    await nodeChanged('n5');
+    const made = podsOf(harness, uid(agent)).find((pod) => pod.spec?.nodeName === 'n5') as V1Pod;
+    expect(made).toBeDefined();
+    const stored = storedDaemonSet(harness, 'default', 'agent');
+    // What a DaemonSet step that listed the nodes just before n5 joined fans out: node null.
+    const stale: PairMessage = {
+      ...(pairMessage(agent, 'n5') as PairMessage),
+      hints: {
+        observedAt: new Date().toISOString(),
+        daemonSet: {
+          resourceVersion: stored?.metadata?.resourceVersion ?? '',
+          generation: stored?.metadata?.generation ?? 1,
+          revisionHash: made.metadata?.labels?.['controller-revision-hash'] ?? '',
+        },
+        node: null,
+        pods: [podHintOf(made)],
+      },
+    };
+    await harness.send(stale);
+    await harness.quiet();
+    const still = podsOf(harness, uid(agent)).find((pod) => pod.metadata?.uid === made.metadata?.uid);
+    expect(still).toBeDefined();
+    expect(still?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it('a node removed before its daemon pod was bound loses the unbound pod too', async () => {
+    const stored = storedDaemonSet(harness, 'default', 'agent') as DaemonSet;
+    const bound = podsOf(harness, uid(agent)).find((pod) => pod.spec?.nodeName === 'n1');
+    const hash = bound?.metadata?.labels?.['controller-revision-hash'] ?? '';
+    // Made for a node that left before the scheduler bound it: no node, so it stays unbound.
+    harness.sim.store.create('pods', daemonPodFor(stored, 'left-early', hash) as unknown as KubeObject);
+    await waitFor('the unbound pod exists', () => placementOf(harness, uid(agent)).includes('left-early'));
+    await nodeChanged('left-early');
+    await waitFor('the unbound pod is gone', () => !placementOf(harness, uid(agent)).includes('left-early'));
   });
 });

@@ -50,18 +50,6 @@ export interface Run {
   added: number;
 }
 
-/** A small seeded PRNG (mulberry32), so a failing run replays exactly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(items: readonly T[], index: number): T | undefined =>
   items[index % Math.max(1, items.length)];
 

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
+import { mulberry32 } from '../../lib/sim/faults.ts';
 import { aDaemonSet, aNode } from '../builders.ts';
 import {
   createDaemonSet,
@@ -18,7 +19,7 @@ import {
   storedDaemonSet,
 } from './reconcile-cluster.ts';
 import { startReconcileHarness } from './reconcile-harness.ts';
-import { apply, changeArb, type Run, seededRandom } from './reconcile-property-changes.ts';
+import { apply, changeArb, type Run } from './reconcile-property-changes.ts';
 import {
   DAEMON_SETS,
   hasTaint,
@@ -143,7 +144,7 @@ describe('the reconciler under random changes and message chaos', () => {
           await harness.send(daemonSetMessage(all), daemonSetMessage(ssd));
           await harness.quiet();
           const budget = watchBudget(harness, run.deletedByTest);
-          const random = seededRandom(seed);
+          const random = mulberry32(seed);
           for (const [change, delivery] of scenario) {
             await deliver(run, apply(run, change), delivery, random);
             await new Promise((resolve) => setTimeout(resolve, delivery.pauseMs));

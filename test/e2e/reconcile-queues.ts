@@ -2,12 +2,7 @@
  * The queue side of the reconcile end-to-end harness: invoking the handler with records taken off
  * the work queue, the router's pod-deletion rule, and waiting for the queues to be quiet.
  */
-import {
-  DeleteMessageBatchCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
@@ -15,6 +10,7 @@ import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import type { ReconcileHandler } from '../../lib/pipeline/reconcile-handler.ts';
 import type { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
 import type { LocalQueues } from '../../lib/queue/local-queues.ts';
+import { queueDepth } from '../../lib/queue/queue-depth.ts';
 import { toSqsRecord } from '../../lib/queue/sqs-event-source.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
 
@@ -115,17 +111,8 @@ export function lambdaContext(): Context {
 }
 
 async function depth(queues: LocalQueues, url: string): Promise<number> {
-  const answer = await queues.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return Object.values(answer.Attributes ?? {}).reduce((sum, value) => sum + Number(value), 0);
+  const { now, delayed } = await queueDepth(queues.sqs, url);
+  return now + delayed;
 }
 
 /** Resolves once the work and ingress queues hold nothing and no invocation runs, three polls in a row. */

@@ -1,10 +1,10 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import { routerCounterNames } from '../../lib/pipeline/router-deps.ts';
 import { createRouterHandler } from '../../lib/pipeline/router-handler.ts';
 import { statusRefresh } from '../../lib/pipeline/router-work.ts';
 import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
+import { queueDepth } from '../../lib/queue/queue-depth.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { type SqsEventSource, startSqsEventSource } from '../../lib/queue/sqs-event-source.ts';
 import { describeWork, type ReceivedWork, type RouterWorld, startRouterWorld } from './router-harness.ts';
@@ -40,22 +40,8 @@ async function workUntil(
 }
 
 async function ingressDepth(url: string): Promise<number> {
-  const answer = await world.queues.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: url,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  const a = answer.Attributes ?? {};
-  return (
-    Number(a.ApproximateNumberOfMessages ?? 0) +
-    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
+  const { now, delayed } = await queueDepth(world.queues.sqs, url);
+  return now + delayed;
 }
 
 const body = (detailType: string, detail: Record<string, unknown>) =>
