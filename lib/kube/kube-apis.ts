@@ -5,6 +5,7 @@
  */
 import {
   AppsV1Api,
+  type Configuration,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
@@ -16,6 +17,10 @@ import {
   type SecurityAuthentication,
   ServerConfiguration,
 } from '@kubernetes/client-node';
+import {
+  CoreV1ApiRequestFactory,
+  CoreV1ApiResponseProcessor,
+} from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
 import type { KubeConnection } from './kube-connection.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { type RequestCounter, requestVerb } from './request-counter.ts';
@@ -33,6 +38,10 @@ export interface KubeApis {
   readonly core: CoreV1Api;
   readonly apps: AppsV1Api;
   readonly custom: CustomObjectsApi;
+  /** The configuration the clients share, and CoreV1's request factory and response processor (decoded-call.ts). */
+  readonly configuration: Configuration;
+  readonly coreRequests: CoreV1ApiRequestFactory;
+  readonly coreResponses: CoreV1ApiResponseProcessor;
 }
 
 /**
@@ -78,6 +87,9 @@ export function kubeApisFor(connection: KubeConnection, hooks: Readonly<RequestH
     core: new CoreV1Api(configuration),
     apps: new AppsV1Api(configuration),
     custom: new CustomObjectsApi(configuration),
+    configuration,
+    coreRequests: new CoreV1ApiRequestFactory(configuration),
+    coreResponses: new CoreV1ApiResponseProcessor(),
   };
 }
 

@@ -5,6 +5,7 @@
  * DaemonSet — are kept, not dropped.
  */
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import { decodeModel } from './model-decoder.ts';
 
 /** The client-node model names of the objects the adapter converts. */
 export type ModelName = 'V1DaemonSet' | 'V1Pod' | 'V1Node' | 'V1ControllerRevision';
@@ -29,9 +30,12 @@ export function withUnknownFields(source: unknown, typed: unknown): unknown {
   return result;
 }
 
-/** The typed object of the JSON `raw` (timestamps as Dates), unknown fields kept. */
+/**
+ * The typed object of the JSON `raw` (timestamps as Dates), unknown fields kept. `raw` must be
+ * freshly parsed and the caller's own: it is decoded in place (model-decoder.ts).
+ */
 export function fromJson<T>(raw: unknown, model: ModelName): T {
-  return withUnknownFields(raw, ObjectSerializer.deserialize(raw, model, '')) as T;
+  return decodeModel<T>(raw, model);
 }
 
 /** The JSON form of the typed `object` (timestamps as RFC 3339 strings), unknown fields kept. */

@@ -1,8 +1,9 @@
 /**
  * The KubePort methods on pods and nodes, over client-node's CoreV1Api.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node';
+import { sendDecoded } from './decoded-call.ts';
 import { callOptions, type KubeApis } from './kube-apis.ts';
 import {
   kubeCall,
@@ -27,7 +28,7 @@ function nodeOf(pod: Readonly<V1Pod>): string {
 
 /** The pod and node methods of the port. */
 export function podOperations(apis: KubeApis): PodAndNodeMethods {
-  const { core } = apis;
+  const { core, coreRequests, coreResponses } = apis;
   return {
     async getNode(name, options) {
       // resourceVersion=0 (watch cache) only when the caller said a stale node is safe.
@@ -37,18 +38,59 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       );
       return node && withKind(node, 'v1', 'Node');
     },
+    // The LISTs of nodes and pods are the large answers: decoded by the compiled decoder.
     async listNodes(options) {
-      const list = await kubeCall('listing nodes', () => core.listNode(listParameters(options)));
+      const p = listParameters(options);
+      const list = await kubeCall('listing nodes', () =>
+        sendDecoded<V1NodeList>(apis.configuration, {
+          request: coreRequests.listNode(
+            undefined,
+            undefined,
+            p._continue,
+            p.fieldSelector,
+            p.labelSelector,
+            p.limit,
+            p.resourceVersion,
+          ),
+          type: 'V1NodeList',
+          otherwise: (response) => coreResponses.listNodeWithHttpInfo(response),
+        }),
+      );
       return listResultOf(list, 'v1', 'Node');
     },
     async listPods(options = {}) {
       const { namespace } = options;
       const where = namespace ? ` in namespace ${namespace}` : '';
       const selector = [options.labelSelector, options.fieldSelector].filter(Boolean).join(' ');
+      const p = listParameters(options);
       const list = await kubeCall(`listing pods${where}${selector ? ` matching ${selector}` : ''}`, () =>
-        namespace
-          ? core.listNamespacedPod({ namespace, ...listParameters(options) })
-          : core.listPodForAllNamespaces(listParameters(options)),
+        sendDecoded<V1PodList>(apis.configuration, {
+          request: namespace
+            ? coreRequests.listNamespacedPod(
+                namespace,
+                undefined,
+                undefined,
+                p._continue,
+                p.fieldSelector,
+                p.labelSelector,
+                p.limit,
+                p.resourceVersion,
+              )
+            : coreRequests.listPodForAllNamespaces(
+                undefined,
+                p._continue,
+                p.fieldSelector,
+                p.labelSelector,
+                p.limit,
+                undefined,
+                p.resourceVersion,
+              ),
+          type: 'V1PodList',
+          otherwise: (response) =>
+            namespace
+              ? coreResponses.listNamespacedPodWithHttpInfo(response)
+              : coreResponses.listPodForAllNamespacesWithHttpInfo(response),
+        }),
       );
       return listResultOf(list, 'v1', 'Pod');
     },

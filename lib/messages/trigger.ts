@@ -56,6 +56,12 @@ export const watchEventDetailSchema = z.object({
     .optional(),
   /** Pods: the node they run on or are pinned to (`targetNodeName`). */
   nodeName: z.string().min(1).optional(),
+  /**
+   * MODIFIED events: which decision-relevant facets changed (the relay's `relay-changes.ts` names
+   * them; `terminal` = a pod's phase became Failed or Succeeded). Absent for ADDED and DELETED and in
+   * triggers from elsewhere: the router then assumes anything may have changed.
+   */
+  changes: z.array(z.string().min(1)).max(16).optional(),
 });
 
 /** The detail of a relayed watch event. */

@@ -1,10 +1,8 @@
 /**
  * The triggers the relay publishes: one bus event per decision-relevant watch event, and a resync
- * request after a relist (DESIGN.md §3). Their format is `lib/messages/trigger.ts`'s, plus the
- * `changes` field below.
+ * request after a relist (DESIGN.md §3), in the format of `lib/messages/trigger.ts`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import * as z from 'zod';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
@@ -18,19 +16,6 @@ import {
 } from '../messages/trigger.ts';
 import type { BusEvent } from '../queue/event-bus.ts';
 import type { ObjectEvent } from './relay-cache.ts';
-
-/**
- * The relay's addition to the watch event detail: which decision-relevant facets changed in a
- * MODIFIED event (`relay-changes.ts` names them; `terminal` = the pod's phase became Failed or
- * Succeeded). Absent or empty for ADDED and DELETED, and in triggers from elsewhere; the router then
- * assumes anything may have changed. Kept beside the detail rather than inside
- * `watchEventDetailSchema` (owned by lib/messages), which strips fields it does not know, so the
- * router reads it from the raw detail with this schema.
- */
-export const relayChangesSchema = z.object({ changes: z.array(z.string().min(1)).max(16).optional() });
-
-/** A watch event detail as the relay writes it. */
-export type RelayWatchDetail = WatchEventDetail & { changes?: string[] };
 
 const kinds: Record<WatchedResource, WatchedKind> = { nodes: 'Node', pods: 'Pod', daemonsets: 'DaemonSet' };
 
@@ -51,7 +36,7 @@ export function watchDetailOf<R extends WatchedResource>(
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],
   managedKind: ManagedKind,
-): RelayWatchDetail {
+): WatchEventDetail {
   const meta =
     (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
   return {
@@ -69,7 +54,7 @@ export function watchDetailOf<R extends WatchedResource>(
 }
 
 /** The bus event of a watch trigger, at `now`. */
-export function watchTriggerEvent(detail: Readonly<RelayWatchDetail>, now: Date): BusEvent {
+export function watchTriggerEvent(detail: Readonly<WatchEventDetail>, now: Date): BusEvent {
   return { source: RELAY_SOURCE, detailType: WATCH_DETAIL_TYPE, detail, time: now };
 }
 

@@ -7,7 +7,6 @@ import { causeOfTrigger, parseTrigger } from '../messages/parse-trigger.ts';
 import type { Trigger } from '../messages/trigger.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';
 import type { OutgoingWork } from './pipeline-deps.ts';
-import { relayChangesSchema } from './relay-trigger.ts';
 import { routerCounterNames as names, type RouterDeps } from './router-deps.ts';
 import { routeEc2 } from './router-ec2.ts';
 import { isRequeueBody, parseRoutedEnvelope, requeueMessage } from './router-requeue.ts';
@@ -59,7 +58,7 @@ export async function routeIngressMessage(
   const parsed = parseTrigger(body);
   if (!parsed.ok) return unusable(deps, parsed);
   deps.counters.count(names.triggers);
-  const routed = await routeTrigger(parsed.trigger, json.ok ? json.value : {}, deps);
+  const routed = await routeTrigger(parsed.trigger, deps);
   if ('ignored' in routed) {
     deps.counters.count(names.ignored);
     deps.logger.debug('trigger ignored', { reason: routed.ignored, eventId: parsed.trigger.eventId });
@@ -80,15 +79,12 @@ export async function routeIngressMessage(
 
 async function routeTrigger(
   trigger: Readonly<Trigger>,
-  raw: Readonly<Record<string, unknown>>,
   deps: RouterDeps,
 ): Promise<{ work: RoutedWork[] } | { ignored: string }> {
   const cause = causeOfTrigger(trigger);
   switch (trigger.type) {
-    case 'watch': {
-      const extra = relayChangesSchema.safeParse(raw.detail);
-      return routeWatch(deps, trigger.watch, extra.success ? extra.data.changes : undefined, cause);
-    }
+    case 'watch':
+      return routeWatch(deps, trigger.watch, trigger.watch.changes, cause);
     case 'ec2':
       return routeEc2(deps, trigger.instanceId, cause);
     case 'resync':

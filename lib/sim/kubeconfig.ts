@@ -3,7 +3,8 @@
  * plain http:// on 127.0.0.1 (both accept it; `insecure-skip-tls-verify` is set so a later https
  * listener would work too) and a static bearer token user.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 
 /** Options of kubeconfigFor. */
@@ -35,11 +36,12 @@ export function kubeconfigFor(url: string, options: Readonly<KubeconfigOptions> 
   });
 }
 
-/** Writes kubeconfigFor(url) to `path` (mode 0600, as kubectl writes kubeconfigs); resolves when written. */
+/** Writes kubeconfigFor(url) to `path` (mode 0600, as kubectl writes kubeconfigs), making its folder if need be. */
 export async function writeKubeconfig(
   path: string,
   url: string,
   options: Readonly<KubeconfigOptions> = {},
 ): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
   await writeFile(path, kubeconfigFor(url, options), { mode: 0o600 });
 }

@@ -1,6 +1,7 @@
 /**
  * Node join latency through the whole local pipeline: `npm run bench -- node-join-e2e --nodes 1000
- * --daemonsets 10 [--joins 30] [--interval-ms 300] [--api-qps 2000] [--reconcile-concurrency 16]`.
+ * --daemonsets 10 [--joins 30] [--interval-ms 300] [--api-qps 2000] [--reconcile-concurrency 16]
+ * [--cpu-profile FILE]`.
  *
  * A simulated cluster of `--nodes` nodes (in a worker thread: its own event loop, as a real API
  * server is apart from its controllers) runs `--daemonsets` everynode.dev/v1 DaemonSets, converged by
@@ -10,7 +11,8 @@
  * store. Goal: p50 ≤ 150 ms, p99 ≤ 500 ms. Also printed: the reconciler's API requests per joined
  * (DaemonSet, node) pair, everything the DaemonSet steps did meanwhile included.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +30,8 @@ const { values } = parseArgs({
     'interval-ms': { type: 'string', default: '300' },
     'api-qps': { type: 'string', default: '2000' },
     'reconcile-concurrency': { type: 'string', default: '16' },
+    /** Writes a CPU profile of the pipeline's thread during the joins to this file. */
+    'cpu-profile': { type: 'string' },
   },
 });
 const NODES = Number(values.nodes);
@@ -144,6 +148,15 @@ function report(setupSeconds: number, samples: readonly number[], requestsPerPai
   );
 }
 
+/** Starts the V8 profiler of this thread. */
+async function startProfiler(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
 async function main(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
@@ -160,6 +173,7 @@ async function main(): Promise<void> {
   const setupSeconds = await converge(ask, pipeline);
   const before = await ask<Samples>({ cmd: 'samples' });
   const countersBefore = pipeline.counters.snapshot();
+  const profiler = values['cpu-profile'] ? await startProfiler() : undefined;
   for (let i = 1; i <= JOINS; i++) {
     await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
@@ -168,6 +182,10 @@ async function main(): Promise<void> {
     (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
   await until('every joined node runs every DaemonSet', complete, 120_000);
   const after = await ask<Samples>({ cmd: 'samples' });
+  if (profiler && values['cpu-profile']) {
+    const { profile } = await profiler.post('Profiler.stop');
+    writeFileSync(values['cpu-profile'], JSON.stringify(profile));
+  }
   const requestsPerPair = (after.reconcileRequests - before.reconcileRequests) / (JOINS * DAEMONSETS);
   process.stdout.write(report(setupSeconds, after.samples, requestsPerPair));
   process.stdout.write(`  API requests during the joins: ${requestsBetween(before, after)}\n`);

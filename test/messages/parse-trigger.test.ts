@@ -39,6 +39,12 @@ describe('parseTrigger', () => {
       cause: { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '77' },
     },
     {
+      name: 'a relayed pod watch event with the facets that changed',
+      body: anEvent('Kubernetes Watch Event', 'everynode.relay', { ...podEvent, changes: ['ready'] }),
+      trigger: { type: 'watch', eventId: 'evt-1', watch: { ...podEvent, changes: ['ready'] } },
+      cause: { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '77' },
+    },
+    {
       name: 'an EC2 Instance State-change Notification',
       body: anEvent('EC2 Instance State-change Notification', 'aws.ec2', ec2Detail),
       trigger: { type: 'ec2', instanceId: 'i-0123456789abcdef0', state: 'terminated' },
