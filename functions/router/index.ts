@@ -5,10 +5,12 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { connectionOf } from '../../lib/pipeline/build-pipeline-deps.ts';
+import { ec2PrivateDnsNames } from '../../lib/pipeline/ec2-private-dns.ts';
 import { routerConfigFromEnvironment } from '../../lib/pipeline/router-config.ts';
 import { createRouterHandler, metricsCounters } from '../../lib/pipeline/router-handler.ts';
 import { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
@@ -37,6 +39,8 @@ export const handler = createRouterHandler(
     counters: metricsCounters(metrics),
     clock: () => new Date(),
     statusWindowSeconds: config.statusWindowSeconds,
+    // EC2 events for nodes without spec.providerID are matched by the instance's private DNS name.
+    privateDnsNameOf: ec2PrivateDnsNames(new EC2Client({})),
   },
   metrics,
 );

@@ -35,6 +35,16 @@ export class PipelineFunctions extends Construct {
     this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, 1);
     this.router = this.pipelineFunction('Router', 'router', props.routerTimeout, props);
     this.reconcile = this.pipelineFunction('Reconcile', 'reconcile', props.reconcileTimeout, props);
+    this.allowInstanceLookups(this.router.role as Role);
+  }
+
+  /** The router matches EC2 events to nodes without spec.providerID by the instance's private DNS name. */
+  private allowInstanceLookups(role: Role): void {
+    role.addToPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ec2:DescribeInstances does not support resource-level permissions; it only reads.',
+    });
   }
 
   private pipelineFunction(

@@ -1,5 +1,6 @@
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +113,19 @@ describe('EverynodeStack', () => {
     expect(admin).toEqual([]);
   });
 
+  it('lets only the router describe EC2 instances (the private-DNS fallback), read-only', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    const withDescribe = policies.filter(([, p]) =>
+      JSON.stringify(p.Properties.PolicyDocument.Statement).includes('ec2:DescribeInstances'),
+    );
+    expect(withDescribe).toHaveLength(1);
+    expect(JSON.stringify(withDescribe[0]?.[1].Properties.Roles)).toContain('Router');
+    const statement = (
+      withDescribe[0]?.[1].Properties.PolicyDocument.Statement as Array<Record<string, unknown>>
+    ).find((st) => st.Action === 'ec2:DescribeInstances');
+    expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
+  });
+
   it('gives each function role an EKS access entry in the controller group and no access policy', () => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry'));
     expect(entries).toHaveLength(3);
@@ -151,6 +165,28 @@ describe('EverynodeStack', () => {
 
   it('passes cdk-nag AwsSolutions with only justified acknowledgements', () => {
     const { app } = build();
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('passes cdk-nag in a VPC too (ENI rights and instance lookups on one role)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    new EverynodeStack(app, 'EverynodeInVpc', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+      settings,
+      vpcPlacement: (scope) => {
+        const vpc = Vpc.fromVpcAttributes(scope, 'Vpc', {
+          vpcId: 'vpc-1',
+          availabilityZones: ['zone-0'],
+          privateSubnetIds: ['subnet-1'],
+        });
+        return {
+          vpc,
+          subnets: [Subnet.fromSubnetId(scope, 'Subnet0', 'subnet-1')],
+          securityGroups: [SecurityGroup.fromSecurityGroupId(scope, 'Sg0', 'sg-1')],
+        };
+      },
+    });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).not.toThrow();
   });
 
