@@ -17,6 +17,8 @@ export interface NodeJoinTask {
   readonly kubeconfigPath: string;
   readonly url: string;
   readonly joins: number;
+  /** Milliseconds from one join's start to the next one's. */
+  readonly intervalMs: number;
   readonly clientQps: number;
 }
 
@@ -88,6 +90,7 @@ async function join(name: string): Promise<void> {
 const results: JoinResult[] = [];
 for (let i = 1; i <= task.joins; i++) {
   const name = `joined-${i}`;
+  const due = performance.now() + task.intervalMs;
   await join(name);
   const requestsBefore = processRequestCounter.total();
   const eventsBefore = deps.events.counts.written;
@@ -109,6 +112,7 @@ for (let i = 1; i <= task.joins; i++) {
     events: deps.events.counts.written - eventsBefore,
     latencies,
   });
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
 }
 await queues.stop();
 parentPort?.postMessage({ type: 'done', results });
