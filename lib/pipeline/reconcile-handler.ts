@@ -67,9 +67,20 @@ function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {
   }
 }
 
+/** The records of a batch by FIFO message group, each group in batch order. */
+export function recordsByGroup(records: readonly SQSRecord[]): SQSRecord[][] {
+  const groups = new Map<string, SQSRecord[]>();
+  for (const record of records) {
+    const group = record.attributes.MessageGroupId ?? '';
+    groups.set(group, [...(groups.get(group) ?? []), record]);
+  }
+  return [...groups.values()];
+}
+
 /**
  * The middy handler over `tools`. Per batch: records of the same work key run once (the first);
- * each record is reconciled in FIFO order (`SqsFifoPartialProcessorAsync`, `skipGroupOnError`), and
+ * the message groups run concurrently, each group's records in FIFO order
+ * (`SqsFifoPartialProcessorAsync`, `skipGroupOnError`), and
  * the failures come back as `batchItemFailures` (never a thrown error, so the successes are kept).
  * Metrics: records, latency, actions by kind, conflicts, requeues, DLQ and throttling counts, and
  * the API requests the batch made.
@@ -91,12 +102,19 @@ export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): 
         });
       return outcome.type;
     };
-    // One processor per invocation: its state is per batch, and locally invocations run concurrently.
-    const response = await processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
-      context,
-      skipGroupOnError: true,
-      throwOnFullBatchFailure: false,
-    });
+    // FIFO orders messages within a group only: the groups of a batch run concurrently, each in
+    // order through its own processor, so a node's message never waits behind ten DaemonSet steps
+    // that came in the same batch. One processor per group: its state is per batch.
+    const responses = await Promise.all(
+      recordsByGroup(event.Records).map((records) =>
+        processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
+          context,
+          skipGroupOnError: true,
+          throwOnFullBatchFailure: false,
+        }),
+      ),
+    );
+    const response: SQSBatchResponse = { batchItemFailures: responses.flatMap((r) => r.batchItemFailures) };
     // Events are written in the background; a Lambda container is frozen once the handler returns.
     await deps.events.flush();
     metrics.addMetric('Records', MetricUnit.Count, event.Records.length);

@@ -20,6 +20,7 @@ import {
   startBenchCluster,
   waitUntil,
 } from './bench-cluster.ts';
+import { trackRolloutPhases } from './rollout-phases.ts';
 
 const { values } = parseArgs({
   options: {
@@ -95,6 +96,7 @@ try {
     500,
   );
   const unavailable = watchUnavailable();
+  const phases = trackRolloutPhases(cluster.sim, (pod) => pod.spec?.containers[0]?.image === V2);
   cluster.sim.counters.reset();
   const started = Date.now();
   const ds = stored();
@@ -126,6 +128,7 @@ try {
   );
   const seconds = (Date.now() - started) / 1000;
   unavailable.stop();
+  phases.stop();
   const waves = Math.ceil(nodes / maxUnavailable);
   const goal = 1.3 * waves * readySeconds;
   console.log(
@@ -144,6 +147,7 @@ try {
     '<= 1.3',
     seconds <= goal,
   );
+  console.log(`where a node's time went:\n${phases.report()}`);
   const requests = reconcileRequests(cluster.sim);
   console.log(
     `requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`,

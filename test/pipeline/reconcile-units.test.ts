@@ -4,6 +4,7 @@ import { formatWorkMessage, type WorkMessage } from '../../lib/messages/work-mes
 import { FunctionConfigError } from '../../lib/pipeline/cluster-config.ts';
 import { EventSpamFilter, SPAM_BURST } from '../../lib/pipeline/event-spam-filter.ts';
 import { functionConfigFromEnvironment } from '../../lib/pipeline/function-config.ts';
+import { recordsByGroup } from '../../lib/pipeline/reconcile-handler.ts';
 import { planBatch, workKey } from '../../lib/pipeline/reconcile-record.ts';
 import {
   daemonSetRequeueSlot,
@@ -175,6 +176,18 @@ describe('label selector queries', () => {
 describe('batch planning', () => {
   const record = (messageId: string, message: WorkMessage | string): SQSRecord =>
     ({ messageId, body: typeof message === 'string' ? message : formatWorkMessage(message) }) as SQSRecord;
+
+  it('splits a batch by message group, keeping each group in order', () => {
+    const inGroup = (messageId: string, group: string) =>
+      ({ messageId, attributes: { MessageGroupId: group } }) as unknown as SQSRecord;
+    const groups = recordsByGroup([
+      inGroup('1', 'a'),
+      inGroup('2', 'b'),
+      inGroup('3', 'a'),
+      inGroup('4', 'c'),
+    ]);
+    expect(groups.map((g) => g.map((r) => r.messageId))).toEqual([['1', '3'], ['2'], ['4']]);
+  });
   it('runs the first record of each work key and marks repeated keys', () => {
     const later = { ...pair, cause: { type: 'resync' as const, at: '2026-01-01T00:00:01.000Z' } };
     const other = { ...pair, node: { name: 'n2' } };
