@@ -14,7 +14,6 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
-import { statusWindowOf } from './status-window.ts';
 
 /** Pod changes that only move status counts. */
 const statusOnly = new Set(['phase', 'ready', 'node']);
@@ -43,7 +42,7 @@ export class StatusCoalescer {
     if (type === 'MODIFIED' && !changes.every((c) => statusOnly.has(c))) return false;
     const owner = controllerOf(pod)?.uid;
     if (!owner) return false;
-    const window = statusWindowOf(owner, now.getTime(), this.windowSeconds).index;
+    const window = Math.floor(now.getTime() / (this.windowSeconds * 1000));
     if (this.forwarded.get(owner) === window) return true;
     if (this.forwarded.size > 10_000) this.forwarded.clear();
     this.forwarded.set(owner, window);

@@ -7,7 +7,6 @@ import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts'
 import type { OutgoingMessage } from '../queue/send-messages.ts';
 import type { OutgoingWork } from './pipeline-deps.ts';
 import { requeueMessage } from './router-requeue.ts';
-import { statusWindowOf } from './status-window.ts';
 
 /** One piece of routed work. */
 export type RoutedWork =
@@ -39,8 +38,7 @@ export function outgoingOf(
 
 /**
  * A coalesced status refresh of the DaemonSet `message` names (pipeline design 9, trailing edge):
- * delayed to the end of the DaemonSet's `windowSeconds`-long window containing `now` (see
- * status-window.ts: each DaemonSet's windows have their own phase), with the de-duplication
+ * delayed to the end of the `windowSeconds`-long window containing `now`, with the de-duplication
  * id `status:<uid>:<window number>`, so all readiness changes of one window become ONE DaemonSet
  * step, and that step runs after the window closed — it sees every change of the window.
  *
@@ -54,12 +52,13 @@ export function statusRefresh(
   now: Date,
   windowSeconds: number,
 ): RoutedWork {
+  const windowMs = Math.max(1, windowSeconds) * 1000;
+  const window = Math.floor(now.getTime() / windowMs);
   const key = message.daemonSet.uid ?? `${message.daemonSet.namespace}/${message.daemonSet.name}`;
-  const window = statusWindowOf(key, now.getTime(), windowSeconds);
   return {
     to: 'delayed',
     message,
-    notBefore: new Date(window.endsAt),
-    deduplicationId: fifoSafeId(`status:${key}:${window.index}`),
+    notBefore: new Date((window + 1) * windowMs),
+    deduplicationId: fifoSafeId(`status:${key}:${window}`),
   };
 }

@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { StatusCoalescer } from '../../lib/pipeline/relay-status-coalescer.ts';
-import { statusWindowOf } from '../../lib/pipeline/status-window.ts';
 import { aDaemonSet, aPod } from '../builders.ts';
 
 const fluentd = aDaemonSet('fluentd');
 const demo = aDaemonSet('demo', { uid: 'uid-ds-demo' });
 const pod = (owner = fluentd) => aPod(`${owner.metadata?.name}-x`, { owner, nodeName: 'n1' });
-// t = 0 is the start of one of fluentd's windows (each DaemonSet's windows have their own phase).
-const windowStart = statusWindowOf(fluentd.metadata?.uid ?? '', Date.UTC(2026, 0, 1), 2).endsAt;
-const at = (seconds: number) => new Date(windowStart + seconds * 1000);
+const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + seconds * 1000);
 
 type Step = {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';

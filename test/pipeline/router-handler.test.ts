@@ -3,7 +3,6 @@ import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigge
 import { routerCounterNames } from '../../lib/pipeline/router-deps.ts';
 import { createRouterHandler } from '../../lib/pipeline/router-handler.ts';
 import { statusRefresh } from '../../lib/pipeline/router-work.ts';
-import { statusWindowOf } from '../../lib/pipeline/status-window.ts';
 import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { queueDepth } from '../../lib/queue/queue-depth.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
@@ -136,16 +135,28 @@ describe('statusRefresh', () => {
     daemonSet: { namespace: 'ns', name: 'ds', uid: 'uid-1' },
     cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
   };
-  // A window of uid-1 (each DaemonSet's windows have their own phase).
-  const { index, endsAt } = statusWindowOf('uid-1', Date.UTC(2026, 0, 1), 2);
-  const start = endsAt - 2000;
   it.each([
-    { name: 'start of a window', at: start, notBefore: endsAt, id: `status:uid-1:${index}` },
-    { name: 'end of the same window', at: endsAt - 1, notBefore: endsAt, id: `status:uid-1:${index}` },
-    { name: 'next window', at: endsAt, notBefore: endsAt + 2000, id: `status:uid-1:${index + 1}` },
+    {
+      name: 'start of a window',
+      at: '2026-01-01T00:00:10.000Z',
+      notBefore: '2026-01-01T00:00:12.000Z',
+      id: 'status:uid-1:883612805',
+    },
+    {
+      name: 'end of the same window',
+      at: '2026-01-01T00:00:11.999Z',
+      notBefore: '2026-01-01T00:00:12.000Z',
+      id: 'status:uid-1:883612805',
+    },
+    {
+      name: 'next window',
+      at: '2026-01-01T00:00:12.000Z',
+      notBefore: '2026-01-01T00:00:14.000Z',
+      id: 'status:uid-1:883612806',
+    },
   ])('$name', ({ at, notBefore, id }) => {
     const refresh = statusRefresh(message, new Date(at), 2);
     expect(refresh).toMatchObject({ to: 'delayed', deduplicationId: id });
-    expect(refresh.to === 'delayed' && refresh.notBefore.getTime()).toBe(notBefore);
+    expect(refresh.to === 'delayed' && refresh.notBefore.toISOString()).toBe(notBefore);
   });
 });
