@@ -28,7 +28,7 @@ const { values } = parseArgs({
     'max-unavailable': { type: 'string', default: '250' },
     'pod-ready-seconds': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
-    'client-qps': { type: 'string', default: '100' },
+    'client-qps': { type: 'string', default: '95' },
   },
 });
 const nodes = Number(values.nodes);
