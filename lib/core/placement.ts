@@ -33,8 +33,10 @@ export function nodeShouldRunDaemonPod(node: Readonly<V1Node>, ds: Readonly<Daem
   if (template.nodeName && template.nodeName !== nodeName)
     return { shouldRun: false, shouldContinueRunning: false };
   if (!nodeMatchesRequiredAffinity(node, template)) return { shouldRun: false, shouldContinueRunning: false };
-  const tolerations = daemonPodTolerations(template);
   const taints = node.spec?.taints;
+  // Most nodes have no taints: nothing to tolerate, so the tolerations need not be worked out.
+  if (!taints || taints.length === 0) return { shouldRun: true, shouldContinueRunning: true };
+  const tolerations = daemonPodTolerations(template);
   if (untoleratedTaints(taints, tolerations, ['NoSchedule', 'NoExecute']).length === 0) {
     return { shouldRun: true, shouldContinueRunning: true };
   }
