@@ -119,10 +119,13 @@ describe('EverynodeStack', () => {
       JSON.stringify(p.Properties.PolicyDocument.Statement).includes('ec2:DescribeInstances'),
     );
     expect(withDescribe).toHaveLength(1);
-    expect(JSON.stringify(withDescribe[0]?.[1].Properties.Roles)).toContain('Router');
-    const statement = (
-      withDescribe[0]?.[1].Properties.PolicyDocument.Statement as Array<Record<string, unknown>>
-    ).find((st) => st.Action === 'ec2:DescribeInstances');
+    const [, policy] = withDescribe[0] ?? [
+      '',
+      { Properties: { Roles: [], PolicyDocument: { Statement: [] } } },
+    ];
+    expect(JSON.stringify(policy.Properties.Roles)).toContain('Router');
+    const statements = policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>;
+    const statement = statements.find((st) => st.Action === 'ec2:DescribeInstances');
     expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
   });
 
