@@ -8,6 +8,7 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import type { ListResult } from '../kube/kube-port.ts';
 import { compareResourceVersions } from './relay-resource-version.ts';
 import { SharedRead } from './shared-read.ts';
+import { StepLimiter } from './step-limiter.ts';
 
 /** A Map bounded to `size` entries, evicting the least recently used. */
 class Lru<V> {
@@ -83,6 +84,8 @@ export class DaemonSetCache {
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
   /** The LIST of every node, shared by the DaemonSet steps that run together (see SharedRead). */
   readonly nodeList = new SharedRead<ListResult<V1Node>>();
+  /** At most two `daemonset` steps at once in the process (see StepLimiter). */
+  readonly daemonSetSteps = new StepLimiter(2);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
   daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {
