@@ -84,8 +84,8 @@ export class DaemonSetCache {
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
   /** The LIST of every node, shared by the DaemonSet steps that run together (see SharedRead). */
   readonly nodeList = new SharedRead<ListResult<V1Node>>();
-  /** At most two `daemonset` steps at once in the process (see StepLimiter). */
-  readonly daemonSetSteps = new StepLimiter(2);
+  /** One `daemonset` step at a time in the process (see StepLimiter). */
+  readonly daemonSetSteps = new StepLimiter(1);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
   daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {
