@@ -11,6 +11,7 @@ import type {
   V1Taint,
   V1Toleration,
 } from '@kubernetes/client-node';
+import type { KubeObject } from '../lib/sim/store.ts';
 
 export interface NodeOptions {
   labels?: Record<string, string>;
@@ -158,4 +159,20 @@ export function aPod(name: string, options: PodOptions = {}): V1Pod {
       ],
     },
   };
+}
+
+/**
+ * `ds` as a client would send it to create it as `apiVersion`: a deep copy without the API
+ * server's bookkeeping (uid, resourceVersion, creationTimestamp, generation).
+ */
+export function creatableDaemonSet(ds: Readonly<V1DaemonSet>, apiVersion: string): KubeObject {
+  const object = JSON.parse(JSON.stringify({ ...ds, apiVersion, kind: 'DaemonSet' })) as KubeObject;
+  const {
+    uid: _uid,
+    resourceVersion: _rv,
+    creationTimestamp: _at,
+    generation: _gen,
+    ...metadata
+  } = object.metadata;
+  return { ...object, metadata };
 }

@@ -72,7 +72,9 @@ export function recordsByGroup(records: readonly SQSRecord[]): SQSRecord[][] {
   const groups = new Map<string, SQSRecord[]>();
   for (const record of records) {
     const group = record.attributes.MessageGroupId ?? '';
-    groups.set(group, [...(groups.get(group) ?? []), record]);
+    const members = groups.get(group);
+    if (members) members.push(record);
+    else groups.set(group, [record]);
   }
   return [...groups.values()];
 }

@@ -16,6 +16,7 @@ import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts'
 import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject } from '../../lib/sim/store.ts';
+import { creatableDaemonSet } from '../builders.ts';
 
 /** The reconciler's allowance on the simulated API server. */
 export const LIMIT_QPS = 100;
@@ -86,22 +87,9 @@ export async function startBenchCluster(
   };
 }
 
-/** `ds` with the API server's bookkeeping removed, as a client would send it. */
-function creatable(ds: Readonly<V1DaemonSet>): KubeObject {
-  const object = JSON.parse(JSON.stringify(ds)) as KubeObject;
-  const {
-    uid: _uid,
-    resourceVersion: _rv,
-    creationTimestamp: _at,
-    generation: _gen,
-    ...metadata
-  } = object.metadata;
-  return { ...object, apiVersion: 'apps/v1', kind: 'DaemonSet', metadata };
-}
-
 /** Creates the DaemonSet in the cluster (in-process, not counted) and returns it as stored. */
 export function createDaemonSet(sim: SimCluster, ds: Readonly<V1DaemonSet>): V1DaemonSet {
-  return sim.store.create('apps/daemonsets', creatable(ds)) as unknown as V1DaemonSet;
+  return sim.store.create('apps/daemonsets', creatableDaemonSet(ds, 'apps/v1')) as unknown as V1DaemonSet;
 }
 
 /**

@@ -9,6 +9,7 @@ import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import type { KubeObject } from '../../lib/sim/store.ts';
+import { creatableDaemonSet } from '../builders.ts';
 import type { Harness } from './reconcile-harness.ts';
 
 /** Resolves when `check` holds, polling; rejects with `what` after `timeoutMs`. */
@@ -41,17 +42,7 @@ export function createDaemonSet(harness: Harness, ds: Readonly<V1DaemonSet>): V1
       metadata: { name: namespace },
     });
   }
-  const object = JSON.parse(
-    JSON.stringify({ ...ds, apiVersion: harness.managedKind, kind: 'DaemonSet' }),
-  ) as KubeObject;
-  const {
-    uid: _uid,
-    resourceVersion: _rv,
-    creationTimestamp: _at,
-    generation: _gen,
-    ...metadata
-  } = object.metadata;
-  object.metadata = metadata;
+  const object = creatableDaemonSet(ds, harness.managedKind);
   return harness.sim.store.create(daemonSetKey(harness.managedKind), object) as unknown as V1DaemonSet;
 }
 

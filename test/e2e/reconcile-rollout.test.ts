@@ -96,6 +96,14 @@ describe('rolling update', () => {
     return ds;
   }
 
+  /** Runs the DaemonSet step three times, each until the pipeline is quiet (a held rollout stays held). */
+  async function syncThreeTimes(ds: V1DaemonSet): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      await harness.send(daemonSetMessage(ds));
+      await harness.quiet();
+    }
+  }
+
   function newImage(ds: V1DaemonSet, annotations?: Record<string, string | null>) {
     return updateDaemonSet(harness, 'default', ds.metadata?.name ?? '', (stored) => {
       const container = stored.spec?.template.spec?.containers[0];
@@ -156,10 +164,7 @@ describe('rolling update', () => {
     const ds = await converged('ondelete', { updateStrategy: { type: 'OnDelete' } });
     const uid = ds.metadata?.uid ?? '';
     newImage(ds);
-    for (let i = 0; i < 3; i++) {
-      await harness.send(daemonSetMessage(ds));
-      await harness.quiet();
-    }
+    await syncThreeTimes(ds);
     expect(images(harness, uid).filter((image) => image === V2)).toHaveLength(0);
     const victim = podsOf(harness, uid).find((pod) => pod.spec?.nodeName === 'n1');
     harness.sim.store.delete('pods', 'default', victim?.metadata?.name ?? '');
@@ -211,10 +216,7 @@ describe('rolling update', () => {
     const ds = await converged('paused', { annotations: { 'everynode.dev/paused': 'true' } });
     const uid = ds.metadata?.uid ?? '';
     newImage(ds);
-    for (let i = 0; i < 3; i++) {
-      await harness.send(daemonSetMessage(ds));
-      await harness.quiet();
-    }
+    await syncThreeTimes(ds);
     expect(images(harness, uid).filter((image) => image === V2)).toHaveLength(0);
     updateDaemonSet(harness, 'default', 'paused', (stored) => {
       if (stored.metadata?.annotations) delete stored.metadata.annotations['everynode.dev/paused'];
