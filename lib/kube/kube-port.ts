@@ -93,6 +93,8 @@ export type WatchEvent<T> =
 /** A pod's new ownerReferences, written only if the pod is still the one planned on. */
 export interface OwnerReferencesPatch extends ObjectPreconditions {
   readonly ownerReferences: readonly V1OwnerReference[];
+  /** Labels set (a value) or removed (null) in the same write. */
+  readonly labels?: Readonly<Record<string, string | null>>;
 }
 
 /** Everything everynode does with the Kubernetes API. */

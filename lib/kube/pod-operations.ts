@@ -116,10 +116,11 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       );
     },
     async patchPodOwnerReferences(patch) {
-      const { namespace, name, uid, resourceVersion, ownerReferences } = patch;
+      const { namespace, name, uid, resourceVersion, ownerReferences, labels } = patch;
       // A merge patch replaces the whole list; uid and resourceVersion in the patch make the API
       // server refuse it if the pod changed (as upstream controller_ref_manager's patches carry uid).
-      const body = { metadata: { uid, resourceVersion, ownerReferences } };
+      // Labels merge key by key, null removing one.
+      const body = { metadata: { uid, resourceVersion, ownerReferences, ...(labels ? { labels } : {}) } };
       const owners = ownerReferences.map((ref) => `${ref.kind}/${ref.name}`).join(', ') || 'none';
       const pod = await kubeCall(`setting the owners of pod ${namespace}/${name} to ${owners}`, () =>
         core.patchNamespacedPod(

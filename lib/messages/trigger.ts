@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { ec2InstanceStates, watchEventTypes, watchedKinds } from './message-cause.ts';
+import { nodeHintsSchema } from './node-hints.ts';
 
 /** `source` of the events the relay publishes. */
 export const RELAY_SOURCE = 'everynode.relay';
@@ -38,8 +39,8 @@ export const eventBridgeEnvelopeSchema = z.object({
 
 /**
  * The detail of a relayed watch event: the identity of the object and what the router needs to
- * name its work, not the whole object (EventBridge bills per 64 KB, and the reconciler reads the
- * object anyway).
+ * name its work, not the whole object (EventBridge bills per 64 KB): for nodes, the few facts the
+ * `node` step plans from, as hints bounded to `MAX_NODE_HINTS_BYTES`.
  */
 export const watchEventDetailSchema = z.object({
   v: z.literal(1),
@@ -62,6 +63,11 @@ export const watchEventDetailSchema = z.object({
    * triggers from elsewhere: the router then assumes anything may have changed.
    */
   changes: z.array(z.string().min(1)).max(16).optional(),
+  /**
+   * Nodes, ADDED and MODIFIED: what the relay knew of the node, its pods and the managed DaemonSets
+   * (`node-hints.ts`), passed on to the `node` message; absent when it would not fit.
+   */
+  hints: nodeHintsSchema.optional(),
 });
 
 /** The detail of a relayed watch event. */

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { managedKinds } from '../kube/managed-kind.ts';
 import { messageCauseSchema } from './message-cause.ts';
+import { nodeHintsSchema } from './node-hints.ts';
 import { pairHintsSchema } from './pair-hints.ts';
 
 /** The message format version this code writes and reads. */
@@ -49,6 +50,7 @@ export const nodeMessageSchema = z.object({
   ...common,
   kind: z.literal('node'),
   node: z.object({ name: objectName }),
+  hints: nodeHintsSchema.optional(),
 });
 
 /** Every work message, told apart by `kind`. */

@@ -7,7 +7,7 @@ import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import { planAdoption } from '../core/adoption.ts';
 import { controllerRefFor } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
-import type { DaemonSet } from '../core/daemon-set.ts';
+import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { ConflictError, NotFoundError } from '../kube/kube-api-errors.ts';
 import { mapConcurrent } from './action-executor.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
@@ -31,13 +31,31 @@ function withoutOwner(pod: Readonly<V1Pod>, uid: string): V1OwnerReference[] {
   return (pod.metadata?.ownerReferences ?? []).filter((r) => r.uid !== uid);
 }
 
-/** New owner references for a pod, or undefined when the pod (as now read) needs no change. */
-type OwnersOf = (pod: Readonly<V1Pod>) => V1OwnerReference[] | undefined;
+/** New owner references (and labels) for a pod, or undefined when the pod (as now read) needs no change. */
+type OwnersOf = (
+  pod: Readonly<V1Pod>,
+) => { owners: V1OwnerReference[]; labels: Record<string, string | null> | undefined } | undefined;
+
+/**
+ * The DaemonSet uid label a pod gets with its new owners: set on adoption, removed on release (when
+ * it names that DaemonSet). The relay watches the pods carrying it, so an adopted pod is followed
+ * like a created one (its deletion, failure and readiness reach the router; node hints include it).
+ */
+function uidLabelFor(
+  pod: Readonly<V1Pod>,
+  dsUid: string,
+  adopting: boolean,
+): Record<string, string | null> | undefined {
+  const current = pod.metadata?.labels?.[DAEMONSET_UID_LABEL];
+  if (adopting) return current === dsUid ? undefined : { [DAEMONSET_UID_LABEL]: dsUid };
+  return current === dsUid ? { [DAEMONSET_UID_LABEL]: null } : undefined;
+}
 
 async function patchOnce(
   deps: PipelineDeps,
   pod: Readonly<V1Pod>,
   ownerReferences: V1OwnerReference[],
+  labels: Record<string, string | null> | undefined,
 ): Promise<V1Pod> {
   const meta = pod.metadata ?? {};
   return deps.kube.patchPodOwnerReferences({
@@ -46,6 +64,7 @@ async function patchOnce(
     uid: meta.uid ?? '',
     resourceVersion: meta.resourceVersion ?? '',
     ownerReferences,
+    ...(labels ? { labels } : {}),
   });
 }
 
@@ -74,10 +93,10 @@ async function patchOwners(
 ): Promise<V1Pod | undefined> {
   let current: Readonly<V1Pod> | undefined = pod;
   for (let attempt = 0; attempt < 2 && current !== undefined; attempt++) {
-    const owners = ownersOf(current);
-    if (owners === undefined) return undefined;
+    const change = ownersOf(current);
+    if (change === undefined) return undefined;
     try {
-      return await patchOnce(deps, current, owners);
+      return await patchOnce(deps, current, change.owners, change.labels);
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       if (!(error instanceof ConflictError)) throw error;
@@ -101,9 +120,13 @@ export async function claimPods(
   const report = emptyReport();
   const ref = controllerRefFor(ds);
   const adoptable: OwnersOf = (pod) =>
-    planAdoption(ds, [pod as V1Pod]).adopt.length > 0 ? withController(pod, ref) : undefined;
+    planAdoption(ds, [pod as V1Pod]).adopt.length > 0
+      ? { owners: withController(pod, ref), labels: uidLabelFor(pod, ref.uid, true) }
+      : undefined;
   const releasable: OwnersOf = (pod) =>
-    planAdoption(ds, [pod as V1Pod]).release.length > 0 ? withoutOwner(pod, ref.uid) : undefined;
+    planAdoption(ds, [pod as V1Pod]).release.length > 0
+      ? { owners: withoutOwner(pod, ref.uid), labels: uidLabelFor(pod, ref.uid, false) }
+      : undefined;
   const adopted = await mapConcurrent(plan.adopt, (pod) => patchOwners(deps, pod, adoptable));
   const released = await mapConcurrent(plan.release, (pod) => patchOwners(deps, pod, releasable));
   report.adopted = adopted.filter((pod) => pod !== undefined).length;

@@ -92,9 +92,9 @@ export async function readPair(
   return { ds, node, nodeName, pods: listed.pods, currentHash, hinted: false, podsListedAt: listed.listedAt };
 }
 
-/** True when the hints are recent enough to plan from. */
-function fresh(hints: Readonly<PairHints>, now: Date): boolean {
-  const observed = timestampMillis(hints.observedAt);
+/** True when hints observed at `observedAt` are recent enough to plan from at `now`. */
+export function hintsAreFresh(observedAt: string, now: Date): boolean {
+  const observed = timestampMillis(observedAt);
   return observed !== undefined && now.getTime() - observed <= HINT_MAX_AGE_SECONDS * 1000;
 }
 
@@ -123,7 +123,8 @@ export async function readHintedPair(
   message: Readonly<PairMessage>,
 ): Promise<PairRead | undefined> {
   const hints = message.hints;
-  if (hints === undefined || !fresh(hints, deps.clock())) return readPair(deps, message, 'recent');
+  if (hints === undefined || !hintsAreFresh(hints.observedAt, deps.clock()))
+    return readPair(deps, message, 'recent');
   const ds = await hintedDaemonSet(deps, message, hints);
   if (ds === undefined) return undefined;
   if ((ds.metadata?.generation ?? 0) !== (hints.daemonSet.generation ?? ds.metadata?.generation ?? 0)) {

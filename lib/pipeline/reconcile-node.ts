@@ -1,16 +1,20 @@
 /**
  * The `node` step: make one node right for every managed DaemonSet (pipeline design decision 6),
- * with a fixed number of reads for the node whatever the number of DaemonSets, so a node joining a
- * cluster with N DaemonSets costs about N + 3 requests, plus its Events.
+ * with a fixed number of reads for the node whatever the number of DaemonSets — none when the relay's
+ * hints can be planned from — so a node joining a cluster with N DaemonSets costs its N pod creates
+ * and their Events.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../core/controller-ref.ts';
 import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { planPair } from '../core/pair-plan.ts';
+import type { NodeHints } from '../messages/node-hints.ts';
+import { nodeFromHint, podFromHint } from '../messages/pair-hints.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
+import { HINT_MAX_AGE_SECONDS, hintsAreFresh } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { reconcilePair } from './reconcile-pair.ts';
@@ -55,29 +59,96 @@ interface NodePair {
   readonly currentHash: string;
 }
 
+/** The node's state as a step plans from it. */
+interface NodeState {
+  /** Every DaemonSet of the managed kind, actionable or not. */
+  readonly daemonSets: readonly DaemonSet[];
+  /** Undefined when the node is gone. */
+  readonly node: V1Node | undefined;
+  /** The pods on the node (any controller), for the DaemonSets' own to be picked from. */
+  readonly podsOf: (ds: Readonly<DaemonSet>) => V1Pod[];
+}
+
 /**
- * Reconciles every managed DaemonSet on the node `message` names: one LIST of DaemonSets (watch
- * cache), one GET of the node, one LIST of the node's pods, the revision hashes (cached, else one
- * LIST per namespace), then each pair planned and executed directly, concurrently. A pair whose
- * delete meets a Conflict is handed to the pair step (fresh read). A node that is gone gets its
- * daemon pods deleted, the unbound ones included.
+ * The node as the API server has it: one LIST of DaemonSets (watch cache), one GET of the node, one
+ * LIST of the node's pods (and of its unbound ones when the node is gone).
  */
-export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMessage>): Promise<StepReport> {
-  const nodeName = message.node.name;
+async function readNodeState(deps: PipelineDeps, nodeName: string): Promise<NodeState> {
   const [daemonSets, node, bound] = await Promise.all([
     deps.kube.listDaemonSets({ allowStale: true }),
     deps.kube.getNode(nodeName),
     podsBoundTo(deps, nodeName),
   ]);
   if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
+  for (const ds of daemonSets.items) deps.cache.putDaemonSet(ds);
   const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
-  const managed = daemonSets.items.filter(isActionable);
+  return {
+    daemonSets: daemonSets.items,
+    node,
+    podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)),
+  };
+}
+
+/** The hinted DaemonSets from the process cache; one LIST of them all when any is missing. */
+async function hintedDaemonSets(
+  deps: PipelineDeps,
+  hints: Readonly<NodeHints>,
+): Promise<readonly DaemonSet[]> {
+  const cached = hints.daemonSets.map(({ uid, resourceVersion }) =>
+    deps.cache.daemonSet(uid, resourceVersion),
+  );
+  if (cached.every((ds) => ds !== undefined)) return cached;
+  const listed = await deps.kube.listDaemonSets({ allowStale: true });
+  for (const ds of listed.items) deps.cache.putDaemonSet(ds);
+  return listed.items;
+}
+
+/**
+ * The node as the relay's hints describe it (`node-hints.ts`), or undefined when they cannot be
+ * planned from: older than {@link HINT_MAX_AGE_SECONDS}, or naming a terminating pod, whose end is
+ * what its pair waits for.
+ */
+async function hintedNodeState(
+  deps: PipelineDeps,
+  message: Readonly<NodeMessage>,
+): Promise<NodeState | undefined> {
+  const hints = message.hints;
+  if (hints === undefined || !hintsAreFresh(hints.observedAt, deps.clock())) return undefined;
+  if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) return undefined;
+  const daemonSets = await hintedDaemonSets(deps, hints);
+  const nodeName = message.node.name;
+  const podsOf = (ds: Readonly<DaemonSet>): V1Pod[] => {
+    const uid = ds.metadata?.uid;
+    const namespace = ds.metadata?.namespace ?? 'default';
+    return hints.pods
+      .filter((pod) => pod.controller?.uid === uid)
+      .map((pod) => podFromHint(pod, namespace, nodeName))
+      .filter((pod) => isControlledBy(pod, ds));
+  };
+  return { daemonSets, node: nodeFromHint(hints.node), podsOf };
+}
+
+/**
+ * Reconciles every managed DaemonSet on the node `message` names, planned from the relay's hints
+ * when the message has usable ones (no request before the writes in a warm process), else read (one
+ * LIST of DaemonSets, one GET of the node, one LIST of its pods); then the revision hashes (cached,
+ * else one LIST per namespace), then each pair planned and executed directly, concurrently. A pair
+ * whose delete meets a Conflict is handed to the pair step (fresh read). A node that is gone gets
+ * its daemon pods deleted, the unbound ones included.
+ */
+export async function reconcileNode(deps: PipelineDeps, message: Readonly<NodeMessage>): Promise<StepReport> {
+  const state = (await hintedNodeState(deps, message)) ?? (await readNodeState(deps, message.node.name));
+  const managed = state.daemonSets.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
-  const reports = await mapConcurrent([...managed.entries()], ([index, ds]) => {
-    const ownPods = pods.filter((pod) => isControlledBy(pod, ds));
-    return reconcileNodePair(deps, message, { ds, node, pods: ownPods, currentHash: hashes[index] ?? '' });
-  });
+  const reports = await mapConcurrent([...managed.entries()], ([index, ds]) =>
+    reconcileNodePair(deps, message, {
+      ds,
+      node: state.node,
+      pods: state.podsOf(ds),
+      currentHash: hashes[index] ?? '',
+    }),
+  );
   return sumReports(...reports);
 }
 

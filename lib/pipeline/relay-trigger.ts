@@ -8,6 +8,7 @@ import { targetNodeName } from '../core/daemon-pod.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { WatchedKind } from '../messages/message-cause.ts';
+import type { NodeHints } from '../messages/node-hints.ts';
 import {
   RELAY_SOURCE,
   RESYNC_DETAIL_TYPE,
@@ -30,12 +31,16 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
   };
 }
 
-/** The detail of the watch trigger for `event` of `resource` with the changed facets `changes`. */
+/**
+ * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
+ * for a node the relay's `hints`, if any.
+ */
 export function watchDetailOf<R extends WatchedResource>(
   resource: R,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],
   managedKind: ManagedKind,
+  hints?: NodeHints,
 ): WatchEventDetail {
   const meta =
     (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
@@ -50,6 +55,7 @@ export function watchDetailOf<R extends WatchedResource>(
     resourceVersion: event.resourceVersion,
     ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
+    ...(hints ? { hints } : {}),
   };
 }
 

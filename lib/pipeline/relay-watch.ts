@@ -5,13 +5,14 @@
  * the connection drops, and relist after 410 Gone (the version left the server's history).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL } from '../core/daemon-set.ts';
 import { GoneError } from '../kube/kube-api-errors.ts';
 import type { KubePort, ListResult, WatchEvent, WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { PipelineLogger } from './pipeline-deps.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
+import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-trigger.ts';
@@ -52,6 +53,8 @@ export interface ResourceWatchOptions<R extends WatchedResource> {
   readonly stats: RelayStats;
   /** Coalesces status-only pod changes (pods only); none: every change is forwarded. */
   readonly coalescer?: StatusCoalescer;
+  /** Shared by the relay's watches: pods and DaemonSets feed it, node events take their hints from it. */
+  readonly context?: RelayNodeContext;
   readonly clock?: () => Date;
   /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
   readonly watchTimeoutSeconds?: number;
@@ -176,6 +179,7 @@ function handle<R extends WatchedResource>(
     return event.resourceVersion;
   }
   const objectEvent = event as ObjectEvent<WatchedObjects[R]>;
+  options.context?.observe(options.resource, objectEvent);
   const verdict = cache.observe(objectEvent);
   const at = now(options);
   const coalesced =
@@ -189,7 +193,11 @@ function handle<R extends WatchedResource>(
     return event.resourceVersion;
   }
   options.stats.forwarded++;
-  const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind);
+  const hints =
+    options.resource === 'nodes' && objectEvent.type !== 'DELETED'
+      ? options.context?.hintsFor(objectEvent.object as V1Node, at)
+      : undefined;
+  const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, hints);
   options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
   return event.resourceVersion;
 }
@@ -205,6 +213,7 @@ async function relist<R extends WatchedResource>(
 ): Promise<string> {
   const list = await listAll(options.kube, options.resource);
   cache.seed(list.items);
+  options.context?.seed(options.resource, list.items);
   if (reason !== undefined) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {

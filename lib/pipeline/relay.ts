@@ -8,6 +8,7 @@ import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { EventBus } from '../queue/event-bus.ts';
 import type { PipelineLogger } from './pipeline-deps.ts';
 import type { RelayCheckpoint, RelayCheckpointStore } from './relay-checkpoint.ts';
+import { RelayNodeContext } from './relay-node-context.ts';
 import { RelayPublisher, type WatchPositions } from './relay-publisher.ts';
 import { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent } from './relay-trigger.ts';
@@ -72,6 +73,7 @@ function sharedWatchOptions(
     stats,
     clock,
     ...(options.coalesceStatus === false ? {} : { coalescer: new StatusCoalescer() }),
+    context: new RelayNodeContext(),
     ...(options.watchTimeoutSeconds ? { watchTimeoutSeconds: options.watchTimeoutSeconds } : {}),
   };
 }

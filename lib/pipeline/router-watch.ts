@@ -1,6 +1,6 @@
 /**
  * Router rules for relayed watch events (pipeline design 10):
- * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message.
+ * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints.
  * - DaemonSet event → a `daemonset` message.
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
  *   `pair` message (the pod must be replaced or its node made right); every pod event also schedules
@@ -38,7 +38,19 @@ export async function routeWatch(
   const base = common(deps, cause);
   switch (detail.kind) {
     case 'Node':
-      return { work: [{ to: 'work', message: { ...base, kind: 'node', node: { name: detail.name } } }] };
+      return {
+        work: [
+          {
+            to: 'work',
+            message: {
+              ...base,
+              kind: 'node',
+              node: { name: detail.name },
+              ...(detail.hints ? { hints: detail.hints } : {}),
+            },
+          },
+        ],
+      };
     case 'DaemonSet': {
       if (detail.apiVersion !== deps.managedKind)
         return { ignored: `DaemonSet of ${detail.apiVersion}, not managed` };

@@ -11,9 +11,16 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import type { BusEvent, EventBus } from './event-bus.ts';
+import { sizeBatches } from './size-batches.ts';
 
 /** The most entries one PutEvents call takes. */
 export const PUT_EVENTS_BATCH = 10;
+
+/**
+ * 256 KB, the bound on the summed size of one PutEvents call's entries, each counted as
+ * {@link entrySize} does; AWS says the total "must be less than" it.
+ */
+export const PUT_EVENTS_MAX_BYTES = 262_144;
 
 /** EventBridge refused some events for good, or kept failing them after the retries. */
 export class PutEventsError extends EverynodeError {
@@ -47,12 +54,38 @@ function toEntry(event: Readonly<BusEvent>, eventBusName: string): PutEventsRequ
   };
 }
 
+/**
+ * The size EventBridge counts for `entry` against {@link PUT_EVENTS_MAX_BYTES}, as AWS documents
+ * it ("Calculating PutEvents event entry size"): the UTF-8 bytes of Source, DetailType, Detail
+ * and of each Resources string, plus 14 bytes when Time is set; EventBusName does not count.
+ */
+function entrySize(entry: Readonly<PutEventsRequestEntry>): number {
+  const strings = [entry.Source, entry.DetailType, entry.Detail, ...(entry.Resources ?? [])];
+  const bytes = strings.reduce((sum, text) => sum + Buffer.byteLength(text ?? '', 'utf8'), 0);
+  return bytes + (entry.Time ? 14 : 0);
+}
+
+/** Refuses, for good, an entry no PutEvents call can take, before anything of its batch is sent. */
+function refuseOversized(entries: readonly PutEventsRequestEntry[], eventBusName: string): void {
+  for (const entry of entries) {
+    const size = entrySize(entry);
+    if (size < PUT_EVENTS_MAX_BYTES) continue;
+    throw new PutEventsError(
+      `publishing a ${entry.Source} ${entry.DetailType} event of ${size} bytes to ${eventBusName}: ` +
+        `PutEvents takes less than ${PUT_EVENTS_MAX_BYTES} bytes of entries per call`,
+      false,
+    );
+  }
+}
+
 function describe(result: Readonly<PutEventsResultEntry>): string {
   return `${result.ErrorCode ?? 'unknown'}: ${result.ErrorMessage ?? ''}`.trim();
 }
 
 /**
- * Publishes through `PutEvents` in batches of {@link PUT_EVENTS_BATCH}, in order. Entries the answer
+ * Publishes through `PutEvents` in order, in batches of at most {@link PUT_EVENTS_BATCH} entries
+ * and less than {@link PUT_EVENTS_MAX_BYTES} of them; an event too large for any call rejects
+ * with a non-retryable {@link PutEventsError} before its batch is sent. Entries the answer
  * reports as failed with a transient code (throttling, internal failure) are sent again with
  * exponential backoff; a permanent code (validation, authorization) or exhausted retries reject
  * with a {@link PutEventsError} naming the codes, so the relay does not checkpoint past them.
@@ -62,9 +95,15 @@ export class EventBridgeEventBus implements EventBus {
 
   /** Publishes `events`; resolves once EventBridge accepted every one. */
   async publish(events: readonly BusEvent[]): Promise<void> {
-    for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
-      const batch = events.slice(start, start + PUT_EVENTS_BATCH);
-      await this.putWithRetries(batch.map((event) => toEntry(event, this.options.eventBusName)));
+    const entries = events.map((event) => toEntry(event, this.options.eventBusName));
+    const batches = sizeBatches(entries, {
+      maxCount: PUT_EVENTS_BATCH,
+      maxBytes: PUT_EVENTS_MAX_BYTES - 1, // "less than" the bound, as AWS words it
+      sizeOf: entrySize,
+    });
+    for (const batch of batches) {
+      refuseOversized(batch, this.options.eventBusName);
+      await this.putWithRetries(batch);
     }
   }
 

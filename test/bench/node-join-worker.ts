@@ -1,15 +1,25 @@
 /**
  * The node-join benchmark's reconciler, in a worker thread of its own (the simulated cluster keeps
- * the main thread): joins `joins` nodes one at a time through the API and runs the `node` step for
- * each, timing every pair from the start of the step to its pod's creation. Posts the results.
+ * the main thread): joins `joins` nodes one at a time through the API, takes each join's `node`
+ * message from the way it comes on AWS — the relay's watch event (with its hints) turned into work
+ * by the router's rule — and runs the `node` step for it, timing every pair from the start of the
+ * step to its pod's creation. The relay runs here too, with its own request counter: only the
+ * reconciler's requests are counted. Posts the results.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { processRequestCounter } from '../../lib/kube/request-counter.ts';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { processRequestCounter, RequestCounter } from '../../lib/kube/request-counter.ts';
+import { causeOfTrigger, parseTrigger } from '../../lib/messages/parse-trigger.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
 import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
 import type { PipelineDeps } from '../../lib/pipeline/pipeline-deps.ts';
 import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
+import { startRelay } from '../../lib/pipeline/relay.ts';
+import { routeWatch } from '../../lib/pipeline/router-watch.ts';
+import { type BusEvent, eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
 
 /** What the worker is started with. */
@@ -24,8 +34,14 @@ export interface NodeJoinTask {
 
 /** One join's figures. */
 export interface JoinResult {
-  /** Milliseconds from the start of the step until its reads (DaemonSets, node, pods) answered. */
+  /** Milliseconds from the start of the step until its reads (DaemonSets, node, pods) answered, if any. */
   readonly readsMs: number;
+  /** Reads the step made (GET and LIST). */
+  readonly reads: number;
+  /** Whether the node message carried the relay's hints. */
+  readonly hinted: boolean;
+  /** Milliseconds from the node's creation to its node message. */
+  readonly relayMs: number;
   readonly pairs: number;
   readonly requests: number;
   readonly events: number;
@@ -87,26 +103,55 @@ async function join(name: string): Promise<void> {
   if (!answer.ok) throw new Error(`creating node ${name}: HTTP ${answer.status}`);
 }
 
+/** Node messages by node name, as the router makes them from the relay's triggers. */
+const nodeMessages = new Map<string, (message: NodeMessage) => void>();
+const routerDeps = { managedKind: 'apps/v1' as const, kube: base.kube, clock: () => new Date() };
+async function route(event: Readonly<BusEvent>): Promise<void> {
+  const parsed = parseTrigger(JSON.stringify(eventEnvelopeOf(event)));
+  if (!parsed.ok || parsed.trigger.type !== 'watch' || parsed.trigger.watch.kind !== 'Node') return;
+  const { watch } = parsed.trigger;
+  const routed = await routeWatch(routerDeps, watch, watch.changes, causeOfTrigger(parsed.trigger));
+  for (const work of 'work' in routed ? routed.work : []) {
+    if (work.to === 'work' && work.message.kind === 'node') nodeMessages.get(watch.name)?.(work.message);
+  }
+}
+const relay = await startRelay({
+  kube: createKubePort({
+    connection: connectionFromKubeConfig(loadKubeConfig({ path: task.kubeconfigPath })),
+    managedKind: 'apps/v1',
+    userAgent: 'everynode/relay',
+    counter: new RequestCounter(),
+    budget: new RequestBudget({ requestsPerSecond: 1000, burst: 1000 }),
+  }),
+  managedKind: 'apps/v1',
+  bus: { publish: async (events) => Promise.all(events.map(route)).then(() => undefined) },
+  checkpoints: { load: async () => undefined, save: async () => undefined },
+  logger: new Logger({ logLevel: 'SILENT' }),
+});
+
+parentPort?.postMessage({ type: 'ready' });
 const results: JoinResult[] = [];
 for (let i = 1; i <= task.joins; i++) {
   const name = `joined-${i}`;
   const due = performance.now() + task.intervalMs;
+  const routed = new Promise<NodeMessage>((resolve) => nodeMessages.set(name, resolve));
+  const joinedAt = performance.now();
   await join(name);
+  const message = await routed;
+  const relayMs = performance.now() - joinedAt;
   const requestsBefore = processRequestCounter.total();
+  const readsBefore = readCount();
   const eventsBefore = deps.events.counts.written;
   latencies = [];
   readsDone = 0;
   started = performance.now();
-  const message: NodeMessage = {
-    v: 1,
-    kind: 'node',
-    cause: { type: 'resync', at: new Date().toISOString() },
-    node: { name },
-  };
   const report = await reconcileNode(deps, message);
   await deps.events.flush();
   results.push({
     readsMs: readsDone,
+    reads: readCount() - readsBefore,
+    hinted: message.hints !== undefined,
+    relayMs,
     pairs: report.created,
     requests: processRequestCounter.total() - requestsBefore,
     events: deps.events.counts.written - eventsBefore,
@@ -114,5 +159,11 @@ for (let i = 1; i <= task.joins; i++) {
   });
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
 }
+await relay.stop();
 await queues.stop();
 parentPort?.postMessage({ type: 'done', results });
+
+function readCount(): number {
+  const counts = processRequestCounter.snapshot();
+  return counts.get + counts.list;
+}

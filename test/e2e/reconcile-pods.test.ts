@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import { FAILURE_BACKOFF_ANNOTATION } from '../../lib/core/failure-backoff.ts';
 import { templateHash } from '../../lib/core/template-hash.ts';
 import type { KubeObject } from '../../lib/sim/store.ts';
@@ -133,6 +134,10 @@ describe('daemon pods', () => {
         .sort(),
     ).toEqual(['n1', 'n2']);
     expect(owned).toHaveLength(3);
+    // Adopted pods carry the DaemonSet uid label, so the relay follows them like created ones.
+    expect(owned.map((pod) => pod.metadata?.labels?.[DAEMONSET_UID_LABEL])).toEqual(
+      owned.map(() => ds.metadata?.uid),
+    );
   });
 
   it('a pod whose labels no longer match the selector is released and replaced', async () => {
@@ -155,6 +160,7 @@ describe('daemon pods', () => {
     await h.quiet();
     const released = h.sim.store.get('pods', 'default', victim.metadata?.name ?? '') as unknown as V1Pod;
     expect(released.metadata?.ownerReferences ?? []).toEqual([]);
+    expect(released.metadata?.labels?.[DAEMONSET_UID_LABEL]).toBeUndefined();
     expect(released.metadata?.deletionTimestamp).toBeUndefined();
   });
 
@@ -189,6 +195,9 @@ describe('daemon pods', () => {
         .map((pod) => pod.metadata?.uid)
         .sort(),
     ).toEqual(before);
+    expect(
+      podsOf(h, second.metadata?.uid ?? '').map((pod) => pod.metadata?.labels?.[DAEMONSET_UID_LABEL]),
+    ).toEqual([second.metadata?.uid, second.metadata?.uid]);
     expect(storedDaemonSet(h, 'default', 'agent')?.status).toMatchObject({
       desiredNumberScheduled: 2,
       currentNumberScheduled: 2,

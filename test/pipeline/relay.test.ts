@@ -18,6 +18,7 @@ interface Seen {
   name?: string;
   changes?: string[];
   reason?: string;
+  hints?: { node: { name: string; labels?: Record<string, string> }; daemonSets: unknown[]; pods: unknown[] };
 }
 
 async function journalled(path: string): Promise<Seen[]> {
@@ -25,7 +26,7 @@ async function journalled(path: string): Promise<Seen[]> {
   try {
     for await (const entry of readJournal(path)) {
       const e = entry.trigger as { 'detail-type': string; detail: Record<string, unknown> };
-      const d = e.detail as { event?: string; name?: string; changes?: string[]; reason?: string };
+      const d = e.detail as Omit<Seen, 'detailType'>;
       seen.push({ detailType: e['detail-type'], ...d });
     }
   } catch {
@@ -112,8 +113,14 @@ describe('relay against the simulated cluster through the real client', () => {
     );
     await running.stop();
     expect(seen[0]).toMatchObject({ detailType: 'Everynode Resync' });
-    expect(seen.find((s) => isEvent(s, 'ADDED', 'joined-1'))).toBeDefined();
-    expect(seen.find((s) => isEvent(s, 'MODIFIED', 'worker-1'))?.changes).toEqual(['labels']);
+    expect(seen.find((s) => isEvent(s, 'ADDED', 'joined-1'))?.hints).toMatchObject({
+      node: { name: 'joined-1' },
+      daemonSets: [],
+      pods: [],
+    });
+    const labelled = seen.find((s) => isEvent(s, 'MODIFIED', 'worker-1'));
+    expect(labelled?.changes).toEqual(['labels']);
+    expect(labelled?.hints?.node.labels).toMatchObject({ disk: 'ssd' });
     expect(seen.find((s) => isEvent(s, 'MODIFIED', 'master-1'))?.changes).toEqual(['taints']);
     expect(seen.filter((s) => s.name === 'worker-ssd')).toEqual([]);
   });

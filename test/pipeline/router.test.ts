@@ -254,6 +254,29 @@ describe('router rules (ingress message → work queue)', () => {
     expect((await world.delayedOnIngress()) - delayedBefore).toBe(delayed);
   });
 
+  it("passes a node event's relay hints on to the node message, and drops malformed ones as unusable", async () => {
+    const hints = {
+      observedAt: new Date().toISOString(),
+      node: { name: 'worker-2', resourceVersion: '55', labels: { disk: 'ssd' } },
+      daemonSets: [{ uid: fluentdUid, resourceVersion: '9' }],
+      pods: [],
+    };
+    await routeIngressMessage(
+      watch({ event: 'ADDED', kind: 'Node', apiVersion: 'v1', name: 'worker-2', hints }),
+      world.deps,
+    );
+    const received = await world.drainWork();
+    expect(received.map((r) => r.message)).toMatchObject([
+      { kind: 'node', node: { name: 'worker-2' }, hints },
+    ]);
+    const malformed = { ...hints, daemonSets: [{ uid: '' }] };
+    const outcome = await routeIngressMessage(
+      watch({ event: 'ADDED', kind: 'Node', apiVersion: 'v1', name: 'worker-2', hints: malformed }),
+      world.deps,
+    );
+    expect(outcome.type).toBe('unusable');
+  });
+
   it('counts unusable triggers and never throws for them', async () => {
     const before = world.counters.get(routerCounterNames.unusable);
     await routeIngressMessage('{"source":"nobody"}', world.deps);

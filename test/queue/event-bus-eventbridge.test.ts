@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BusEvent } from '../../lib/queue/event-bus.ts';
-import { EventBridgeEventBus, PutEventsError } from '../../lib/queue/event-bus-eventbridge.ts';
+import {
+  EventBridgeEventBus,
+  PUT_EVENTS_MAX_BYTES,
+  PutEventsError,
+} from '../../lib/queue/event-bus-eventbridge.ts';
 
 /**
  * An HTTP endpoint speaking EventBridge's PutEvents (AWS JSON 1.1) that accepts entries unless
@@ -27,11 +31,12 @@ async function startEndpoint(): Promise<Endpoint> {
     refuse: () => undefined,
   };
   const server = createServer((request, response) => {
-    let body = '';
+    const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => {
-      body += chunk.toString();
+      chunks.push(chunk);
     });
     request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
       const entries = (JSON.parse(body) as { Entries: Endpoint['calls'][number] }).Entries;
       endpoint.calls.push(entries);
       const results = entries.map((entry, i) => {
@@ -65,6 +70,14 @@ const events = (n: number): BusEvent[] =>
     detail: { n: i },
   }));
 
+/** `n` events whose detail weighs about `bytes` in UTF-8 ('é' is two bytes, one UTF-16 unit). */
+const largeEvents = (n: number, bytes: number): BusEvent[] =>
+  events(n).map((event) => ({ ...event, detail: { ...event.detail, pad: 'é'.repeat(bytes / 2) } }));
+
+/** The size AWS counts for a PutEvents entry as the endpoint received it (no Time, no Resources here). */
+const entrySize = (entry: Endpoint['calls'][number][number]): number =>
+  [entry.Source, entry.DetailType, entry.Detail].reduce((sum, s) => sum + Buffer.byteLength(s, 'utf8'), 0);
+
 describe('EventBridgeEventBus through the SDK client', () => {
   let endpoint: Endpoint;
   let bus: EventBridgeEventBus;
@@ -90,6 +103,32 @@ describe('EventBridgeEventBus through the SDK client', () => {
     expect(
       new Set(endpoint.calls.flat().map((e) => `${e.EventBusName} ${e.Source} ${e.DetailType}`)),
     ).toEqual(new Set(['everynode everynode.relay Kubernetes Watch Event']));
+  });
+
+  it('cuts batches by size too, keeping every call under the PutEvents limit, in order', async () => {
+    endpoint.calls.length = 0;
+    endpoint.refuse = () => undefined;
+    await bus.publish(largeEvents(10, 40_000));
+    expect(endpoint.calls.length).toBeGreaterThanOrEqual(2);
+    for (const call of endpoint.calls) {
+      expect(call.reduce((sum, entry) => sum + entrySize(entry), 0)).toBeLessThan(PUT_EVENTS_MAX_BYTES);
+    }
+    expect(endpoint.calls.flat().map((e) => JSON.parse(e.Detail).n)).toEqual(
+      Array.from({ length: 10 }, (_, i) => i),
+    );
+  });
+
+  it('rejects an event too large for any call, for good, without sending its batch', async () => {
+    endpoint.calls.length = 0;
+    endpoint.refuse = () => undefined;
+    const oversized = events(3).map((event) =>
+      event.detail.n === 1 ? { ...event, detail: { n: 1, pad: 'x'.repeat(PUT_EVENTS_MAX_BYTES) } } : event,
+    );
+    const error = await bus.publish(oversized).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PutEventsError);
+    expect((error as PutEventsError).retryable).toBe(false);
+    expect((error as PutEventsError).message).toMatch(/event of \d+ bytes to everynode/);
+    expect(endpoint.calls.map((c) => c.map((e) => JSON.parse(e.Detail).n))).toEqual([[0]]);
   });
 
   it('sends again only the entries refused for a transient reason, until accepted', async () => {

@@ -1,0 +1,44 @@
+/**
+ * Node hints: what the relay knew around a node's watch event, carried on the trigger and on the
+ * `node` message it becomes, so that a node joining a cluster costs its pod creates and nothing else.
+ *
+ * Design. The relay watches nodes, everynode's pods and the managed DaemonSets, so when it forwards
+ * a node event it also knows the node's scheduling facts, the pods targeting that node and the
+ * version of every managed DaemonSet — what upstream's controller reads from its informers. The
+ * `node` step then:
+ * 1. takes each DaemonSet from the per-process cache keyed by `uid` + `resourceVersion` (exact: an
+ *    object at a given version never changes); any miss costs one LIST of DaemonSets for them all;
+ * 2. rebuilds the node and pods with `nodeFromHint` / `podFromHint`, plans with `lib/core`, executes.
+ * Stale hints are as safe as a pair's (see `pair-hints.ts`): creates use deterministic pod names
+ * (409 AlreadyExists = done), deletes carry the hinted `uid` + `resourceVersion` preconditions (409
+ * Conflict = re-read the pair). Hints older than the handler's limit, hinted pods that are
+ * terminating, and a node without hints (DELETED, EC2 events, resyncs) are read from the API server.
+ */
+import * as z from 'zod';
+import { nodeHintSchema, podHintSchema } from './pair-hints.ts';
+
+/**
+ * The largest serialized hints the relay attaches: EventBridge bills a trigger per 64 KB, and a
+ * node with more pods or DaemonSets than fit is simply read by the `node` step.
+ */
+export const MAX_NODE_HINTS_BYTES = 48 * 1024;
+
+/** A managed DaemonSet as the relay last saw it. */
+export const daemonSetVersionSchema = z.object({
+  uid: z.string().min(1),
+  resourceVersion: z.string().min(1),
+});
+
+/** The hints of a `node` message. */
+export const nodeHintsSchema = z.object({
+  /** When the relay saw the node event; hints older than the handler's limit are ignored. */
+  observedAt: z.iso.datetime({ offset: true }),
+  node: nodeHintSchema,
+  /** Every managed DaemonSet (of the managed kind) the relay knew of. */
+  daemonSets: z.array(daemonSetVersionSchema),
+  /** everynode's pods bound or pinned to the node. */
+  pods: z.array(podHintSchema),
+});
+
+/** The hints of a `node` message. */
+export type NodeHints = z.infer<typeof nodeHintsSchema>;

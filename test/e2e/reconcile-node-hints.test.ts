@@ -1,0 +1,135 @@
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import type { NodeHints } from '../../lib/messages/node-hints.ts';
+import type { NodeMessage } from '../../lib/messages/work-message.ts';
+import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
+import { RelayNodeContext } from '../../lib/pipeline/relay-node-context.ts';
+import { aDaemonSet, aNode } from '../builders.ts';
+import {
+  createDaemonSet,
+  daemonSetKey,
+  daemonSetMessage,
+  nodeMessage,
+  placementOf,
+  podsOf,
+  waitFor,
+} from './reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+
+describe('node messages with the relay hints', () => {
+  let harness: Harness;
+  let agent: ReturnType<typeof createDaemonSet>;
+  let ssd: ReturnType<typeof createDaemonSet>;
+  const uid = (ds: typeof agent) => ds.metadata?.uid ?? '';
+
+  /** The hints the relay would attach to an event of node `name` now, from the cluster as it is. */
+  function relayHints(name: string, observedAt = new Date()): NodeHints {
+    const context = new RelayNodeContext();
+    context.seed('pods', harness.sim.store.list('pods') as unknown as V1Pod[]);
+    context.seed(
+      'daemonsets',
+      harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
+    );
+    const node = harness.sim.nodes.get(name) as V1Node;
+    const hints = context.hintsFor(node, observedAt);
+    if (hints === undefined) throw new Error('no hints');
+    return hints;
+  }
+
+  function hinted(name: string, hints: NodeHints): NodeMessage {
+    return { ...(nodeMessage(name) as NodeMessage), hints };
+  }
+
+  /** Runs the node step in this process and returns the API requests it made, by verb and resource. */
+  async function step(message: NodeMessage): Promise<Record<string, number>> {
+    harness.sim.counters.reset();
+    await reconcileNode(harness.deps, message);
+    await harness.deps.events.flush();
+    const counts: Record<string, number> = {};
+    for (const entry of harness.sim.counters.snapshot()) {
+      const key = `${entry.verb} ${entry.resource}`;
+      counts[key] = (counts[key] ?? 0) + entry.count;
+    }
+    return counts;
+  }
+
+  const onNode = (ds: typeof agent, node: string) =>
+    podsOf(harness, uid(ds)).filter((pod) => pod.spec?.nodeName === node || placementOfPod(pod) === node);
+  const placementOfPod = (pod: V1Pod) =>
+    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]
+      ?.matchFields?.[0]?.values?.[0];
+
+  beforeAll(async () => {
+    harness = await startReconcileHarness({
+      nodes: [aNode('n1'), aNode('n2', { labels: { disk: 'ssd' } })],
+      pollWork: false,
+    });
+    agent = createDaemonSet(harness, aDaemonSet('agent'));
+    ssd = createDaemonSet(harness, aDaemonSet('ssd', { nodeSelector: { disk: 'ssd' } }));
+    await harness.send(daemonSetMessage(agent), daemonSetMessage(ssd));
+    while ((await harness.invokeOnce(1)).event.Records.length > 0);
+    await waitFor(
+      'initial placement',
+      () =>
+        placementOf(harness, uid(agent)).join() === 'n1,n2' && placementOf(harness, uid(ssd)).join() === 'n2',
+    );
+  });
+  afterAll(async () => harness?.stop());
+
+  beforeEach(async () => {
+    // A warm process: the DaemonSets and their revision hashes are known from an earlier step.
+    await reconcileNode(harness.deps, nodeMessage('n1') as NodeMessage);
+  });
+
+  it('a node joining costs its pod creates and their Events, no read', async () => {
+    harness.sim.nodes.add('n3', { labels: { disk: 'ssd' } });
+    const requests = await step(hinted('n3', relayHints('n3')));
+    expect(placementOf(harness, uid(agent))).toEqual(['n1', 'n2', 'n3']);
+    expect(placementOf(harness, uid(ssd))).toEqual(['n2', 'n3']);
+    expect(requests).toEqual({ 'create pods': 2, 'create events': 2 });
+  });
+
+  it('hints older than the limit are not planned from: the node is read', async () => {
+    harness.sim.nodes.add('n4');
+    const hints = relayHints('n4', new Date(Date.now() - 120_000));
+    // What the hints say is wrong (the node has no disk=ssd label): a read corrects it.
+    const stale = { ...hints, node: { ...hints.node, labels: { ...hints.node.labels, disk: 'ssd' } } };
+    const requests = await step(hinted('n4', stale));
+    expect(requests['get nodes']).toBe(1);
+    expect(onNode(ssd, 'n4')).toEqual([]);
+    expect(onNode(agent, 'n4')).toHaveLength(1);
+  });
+
+  it('a pod made after the hints were taken is not made twice', async () => {
+    harness.sim.nodes.add('n5');
+    const before = relayHints('n5');
+    await step(nodeMessage('n5') as NodeMessage);
+    expect(onNode(agent, 'n5')).toHaveLength(1);
+    const requests = await step(hinted('n5', before));
+    expect(requests).toEqual({ 'create pods': 1 });
+    expect(onNode(agent, 'n5')).toHaveLength(1);
+  });
+
+  it('a DaemonSet version the process has not seen costs one LIST of DaemonSets', async () => {
+    harness.sim.store.mutate(daemonSetKey(harness.managedKind), 'default', 'agent', (ds) => {
+      ds.metadata = { ...ds.metadata, annotations: { ...ds.metadata?.annotations, touched: 'yes' } };
+    });
+    harness.sim.nodes.add('n6');
+    const requests = await step(hinted('n6', relayHints('n6')));
+    expect(requests['list apps/daemonsets'] ?? requests['list everynode.dev/daemonsets']).toBe(1);
+    expect(requests['get nodes']).toBeUndefined();
+    expect(onNode(agent, 'n6')).toHaveLength(1);
+  });
+
+  it('a label removed per the hints deletes the pod with the hinted preconditions', async () => {
+    harness.sim.nodes.label('n3', { disk: null });
+    const requests = await step(hinted('n3', relayHints('n3')));
+    await waitFor('ssd pod gone from n3', () =>
+      onNode(ssd, 'n3').every((pod) => pod.metadata?.deletionTimestamp),
+    );
+    expect(requests['delete pods']).toBe(1);
+    expect(requests['get nodes']).toBeUndefined();
+    expect(requests['list pods']).toBeUndefined();
+  });
+});
