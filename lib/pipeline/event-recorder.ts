@@ -36,7 +36,15 @@ export interface EventRecorderOptions {
   readonly clock: () => Date;
   readonly logger: PipelineLogger;
   readonly filter?: EventSpamFilter;
+  /** How long recorded events wait before they are written, unless flushed (default {@link EVENT_LINGER_MS}). */
+  readonly lingerMs?: number;
 }
+
+/**
+ * How long an event waits to be written: the writes a step makes (pod creates, deletes) reach the
+ * API server first, and the events about them follow together, in the step's wake or at `flush()`.
+ */
+export const EVENT_LINGER_MS = 50;
 
 let sequence = randomInt(1_000_000);
 
@@ -73,15 +81,18 @@ export function daemonSetEvent(
 
 /**
  * Records events about DaemonSets. Writing an event is best effort, as upstream's broadcaster: it
- * happens in the background (a pod create does not wait for the event about it), a failed write is
- * logged and dropped, and `flush()` waits for the writes in flight — the handler flushes before an
- * invocation ends, since a Lambda container is frozen between invocations.
+ * happens in the background after a short linger (a pod create does not wait for the event about
+ * it, nor share the API server with it), a failed write is logged and dropped, and `flush()` writes
+ * what lingers and waits for the writes in flight — the handler flushes before an invocation ends,
+ * since a Lambda container is frozen between invocations.
  */
 export class EventRecorder {
   readonly #options: EventRecorderOptions;
   readonly #filter: EventSpamFilter;
   readonly #pending = new Set<Promise<void>>();
   #written = 0;
+  /** Opens when the linger of the events waiting ends, or at `flush()`. */
+  #gate: { readonly opened: Promise<void>; readonly open: () => void } | undefined;
 
   constructor(options: Readonly<EventRecorderOptions>) {
     this.#options = options;
@@ -100,7 +111,28 @@ export class EventRecorder {
 
   /** Resolves when every event recorded so far was written (or failed and was dropped). */
   async flush(): Promise<void> {
+    this.#gate?.open();
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  /** Resolves when the events recorded so far may be written. */
+  #lingered(): Promise<void> {
+    if (this.#gate !== undefined) return this.#gate.opened;
+    let release = () => {};
+    const opened = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const timer = setTimeout(() => gate.open(), this.#options.lingerMs ?? EVENT_LINGER_MS);
+    const gate = {
+      opened,
+      open: () => {
+        clearTimeout(timer);
+        if (this.#gate === gate) this.#gate = undefined;
+        release();
+      },
+    };
+    this.#gate = gate;
+    return opened;
   }
 
   /** Events written and dropped by the spam filter, since the process started. */
@@ -123,6 +155,7 @@ export class EventRecorder {
   }
 
   async #write(event: CoreV1Event, daemonSet: string): Promise<void> {
+    await this.#lingered();
     try {
       await this.#options.kube.createEvent(event);
       this.#written++;

@@ -134,13 +134,15 @@ export class SimScheduler implements SimController {
   }
 
   private candidates(): NodeCandidates {
-    if (!this.sortedNodes) {
-      this.sortedNodes = [...this.nodes.values()].sort((a, b) =>
+    // Sorted only when a pod is not pinned to its nodes: a daemon pod never needs the whole list,
+    // so a node joining a large cluster does not cost a sort of every node.
+    const all = () => {
+      this.sortedNodes ??= [...this.nodes.values()].sort((a, b) =>
         (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1,
       );
-    }
-    const all = this.sortedNodes;
-    return { get: (name) => this.nodes.get(name), all: () => all, size: all.length };
+      return this.sortedNodes;
+    };
+    return { get: (name) => this.nodes.get(name), all, size: this.nodes.size };
   }
 }
 

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { type TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
@@ -169,9 +169,9 @@ export function quantile(values: readonly number[], q: number): number {
  * Node 20: the worker registers it first), so the reconciler gets a core of its own rather than
  * sharing the simulated cluster's event loop. Returns the worker.
  */
-export function startWorker(url: URL, data: unknown): Worker {
+export function startWorker(url: URL, data: unknown, transferList: readonly TransferListItem[] = []): Worker {
   const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
+  return new Worker(bootstrap, { eval: true, workerData: data, transferList: [...transferList] });
 }
 
 /** The next message of `worker` of `type`; rejects when the worker fails first. */

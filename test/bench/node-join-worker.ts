@@ -3,23 +3,18 @@
  * the main thread): joins `joins` nodes one at a time through the API, takes each join's `node`
  * message from the way it comes on AWS — the relay's watch event (with its hints) turned into work
  * by the router's rule — and runs the `node` step for it, timing every pair from the start of the
- * step to its pod's creation. The relay runs here too, with its own request counter: only the
- * reconciler's requests are counted. Posts the results.
+ * step to its pod's creation. The relay runs in a worker of its own (`node-join-relay-worker.ts`),
+ * so only the reconciler's requests are counted here. Posts the results.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { processRequestCounter, RequestCounter } from '../../lib/kube/request-counter.ts';
-import { causeOfTrigger, parseTrigger } from '../../lib/messages/parse-trigger.ts';
+import { processRequestCounter } from '../../lib/kube/request-counter.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
 import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
 import type { PipelineDeps } from '../../lib/pipeline/pipeline-deps.ts';
 import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
-import { startRelay } from '../../lib/pipeline/relay.ts';
-import { routeWatch } from '../../lib/pipeline/router-watch.ts';
-import { type BusEvent, eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
 
 /** What the worker is started with. */
@@ -30,6 +25,10 @@ export interface NodeJoinTask {
   /** Milliseconds from one join's start to the next one's. */
   readonly intervalMs: number;
   readonly clientQps: number;
+  /** Where the relay's worker posts the node messages. */
+  readonly nodeMessages: MessagePort;
+  /** Writes a V8 CPU profile of this thread during the joins to this file. */
+  readonly cpuProfile?: string;
 }
 
 /** One join's figures. */
@@ -103,33 +102,15 @@ async function join(name: string): Promise<void> {
   if (!answer.ok) throw new Error(`creating node ${name}: HTTP ${answer.status}`);
 }
 
-/** Node messages by node name, as the router makes them from the relay's triggers. */
+/** Node messages by node name, as the relay's worker posts them. */
 const nodeMessages = new Map<string, (message: NodeMessage) => void>();
-const routerDeps = { managedKind: 'apps/v1' as const, kube: base.kube, clock: () => new Date() };
-async function route(event: Readonly<BusEvent>): Promise<void> {
-  const parsed = parseTrigger(JSON.stringify(eventEnvelopeOf(event)));
-  if (!parsed.ok || parsed.trigger.type !== 'watch' || parsed.trigger.watch.kind !== 'Node') return;
-  const { watch } = parsed.trigger;
-  const routed = await routeWatch(routerDeps, watch, watch.changes, causeOfTrigger(parsed.trigger));
-  for (const work of 'work' in routed ? routed.work : []) {
-    if (work.to === 'work' && work.message.kind === 'node') nodeMessages.get(watch.name)?.(work.message);
-  }
-}
-const relay = await startRelay({
-  kube: createKubePort({
-    connection: connectionFromKubeConfig(loadKubeConfig({ path: task.kubeconfigPath })),
-    managedKind: 'apps/v1',
-    userAgent: 'everynode/relay',
-    counter: new RequestCounter(),
-    budget: new RequestBudget({ requestsPerSecond: 1000, burst: 1000 }),
-  }),
-  managedKind: 'apps/v1',
-  bus: { publish: async (events) => Promise.all(events.map(route)).then(() => undefined) },
-  checkpoints: { load: async () => undefined, save: async () => undefined },
-  logger: new Logger({ logLevel: 'SILENT' }),
-});
+task.nodeMessages.on('message', (message: NodeMessage) => nodeMessages.get(message.node.name)?.(message));
 
 parentPort?.postMessage({ type: 'ready' });
+const profiler = task.cpuProfile ? new Session() : undefined;
+profiler?.connect();
+await profiler?.post('Profiler.enable');
+await profiler?.post('Profiler.start');
 const results: JoinResult[] = [];
 for (let i = 1; i <= task.joins; i++) {
   const name = `joined-${i}`;
@@ -159,7 +140,11 @@ for (let i = 1; i <= task.joins; i++) {
   });
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
 }
-await relay.stop();
+if (profiler && task.cpuProfile) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(task.cpuProfile, JSON.stringify(profile));
+}
+task.nodeMessages.close();
 await queues.stop();
 parentPort?.postMessage({ type: 'done', results });
 

@@ -13,6 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
+import { MessageChannel } from 'node:worker_threads';
 import type { V1Pod } from '@kubernetes/client-node';
 import { aDaemonSet } from '../builders.ts';
 import {
@@ -25,6 +26,7 @@ import {
   startWorker,
   waitUntil,
 } from './bench-cluster.ts';
+import type { NodeJoinRelayTask } from './node-join-relay-worker.ts';
 import type { JoinResult, NodeJoinTask } from './node-join-worker.ts';
 
 const { values } = parseArgs({
@@ -34,7 +36,10 @@ const { values } = parseArgs({
     joins: { type: 'string', default: '20' },
     'interval-ms': { type: 'string', default: '500' },
     'client-qps': { type: 'string', default: '95' },
-    /** Writes a V8 CPU profile of the simulated cluster's thread during the joins to this file. */
+    /**
+     * Writes V8 CPU profiles of the joins: the simulated cluster's thread to FILE, the reconciler's
+     * (and relay's) to FILE.reconciler.
+     */
     'cpu-profile': { type: 'string' },
   },
 });
@@ -53,13 +58,26 @@ try {
     10 * 60_000,
     1000,
   );
-  const worker = startWorker(new URL('./node-join-worker.ts', import.meta.url), {
-    kubeconfigPath: cluster.kubeconfigPath,
-    url: cluster.sim.url,
-    joins,
-    intervalMs: Number(values['interval-ms']),
-    clientQps: Number(values['client-qps']),
-  } satisfies NodeJoinTask);
+  const channel = new MessageChannel();
+  const relay = startWorker(
+    new URL('./node-join-relay-worker.ts', import.meta.url),
+    { kubeconfigPath: cluster.kubeconfigPath, port: channel.port1 } satisfies NodeJoinRelayTask,
+    [channel.port1],
+  );
+  await nextMessage(relay, 'ready');
+  const worker = startWorker(
+    new URL('./node-join-worker.ts', import.meta.url),
+    {
+      kubeconfigPath: cluster.kubeconfigPath,
+      url: cluster.sim.url,
+      joins,
+      intervalMs: Number(values['interval-ms']),
+      clientQps: Number(values['client-qps']),
+      ...(values['cpu-profile'] ? { cpuProfile: `${values['cpu-profile']}.reconciler` } : {}),
+      nodeMessages: channel.port2,
+    } satisfies NodeJoinTask,
+    [channel.port2],
+  );
   await nextMessage(worker, 'ready');
   const profiler = values['cpu-profile'] ? new Session() : undefined;
   profiler?.connect();
@@ -71,6 +89,9 @@ try {
     writeFileSync(values['cpu-profile'], JSON.stringify(profile));
   }
   await worker.terminate();
+  relay.postMessage({ type: 'stop' });
+  await nextMessage(relay, 'stopped');
+  await relay.terminate();
   for (const [index, result] of results.entries()) {
     if (result.pairs !== daemonSets)
       throw new Error(`join ${index + 1}: ${result.pairs} pods created, expected ${daemonSets}`);
