@@ -15,5 +15,21 @@ export function isActionable(ds: Readonly<DaemonSet>): boolean {
   if (ds.metadata?.deletionTimestamp) return false;
   const selector = ds.spec?.selector;
   if (selector === undefined || isEmptyLabelSelector(selector)) return false;
-  return validateDaemonSet(ds).length === 0;
+  return isValid(ds);
+}
+
+/**
+ * Validation verdicts by object: the steps of a warm process plan from the same cached DaemonSet
+ * objects again and again (read-only, one per resourceVersion), and validating a whole pod
+ * template each time costs a node step more than its planning.
+ */
+const verdicts = new WeakMap<object, boolean>();
+
+function isValid(ds: Readonly<DaemonSet>): boolean {
+  let valid = verdicts.get(ds);
+  if (valid === undefined) {
+    valid = validateDaemonSet(ds).length === 0;
+    verdicts.set(ds, valid);
+  }
+  return valid;
 }

@@ -16,7 +16,7 @@ import { parseJsonBody, readBodyBytes, renderingFor, sendJson } from './api-resp
 import { strictErrorText, strictJsonErrors } from './api-strict-json.ts';
 import { decodeProtobufBody, isProtobufBody } from './protobuf-body.ts';
 import { fieldSchemaOf, isCustomResource } from './store-field-schema.ts';
-import { asRecord } from './store-json.ts';
+import { asRecord, jsonText } from './store-json.ts';
 import type { KubeObject } from './store-types.ts';
 import { orderUnknownPaths } from './store-unknown-fields.ts';
 import { toTable } from './table.ts';
@@ -47,7 +47,7 @@ export function sendObject(ctx: HandlerContext, code: number, obj: Readonly<Kube
     );
     return;
   }
-  sendJson(ctx.res, code, obj);
+  sendJson(ctx.res, code, jsonText(obj));
 }
 
 /** The subresource of the request, refusing those not served (404 like the real server). */
@@ -144,7 +144,7 @@ export async function handleCreate(ctx: HandlerContext): Promise<void> {
   const directive = fieldValidationOf(ctx.request.query, 'CreateOptions');
   const body = await bodyObject(ctx, directive);
   enforceOnBody(ctx, directive, body);
-  const created = ctx.server.store.create(ctx.resource.key, body.obj, { dryRun });
+  const created = ctx.server.store.createShared(ctx.resource.key, body.obj, { dryRun });
   sendObject(ctx, 201, created);
 }
 
@@ -164,6 +164,6 @@ export async function handleUpdate(ctx: HandlerContext): Promise<void> {
   }
   const existed = ctx.server.store.peek(ctx.resource.key, ctx.request.namespace, name) !== undefined;
   const options = { dryRun, ...(subresource ? { subresource } : {}) };
-  const updated = ctx.server.store.update(ctx.resource.key, obj, options);
+  const updated = ctx.server.store.updateShared(ctx.resource.key, obj, options);
   sendObject(ctx, existed ? 200 : 201, updated);
 }

@@ -102,7 +102,7 @@ export async function handlePatch(ctx: HandlerContext): Promise<void> {
     ...(subresource ? { subresource } : {}),
     ...(onUnknownFields ? { onUnknownFields } : {}),
   };
-  const patched = ctx.server.store.patch(
+  const patched = ctx.server.store.patchShared(
     ctx.resource.key,
     ctx.request.namespace,
     ctx.request.name ?? '',

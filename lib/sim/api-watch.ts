@@ -12,6 +12,7 @@ import { SimApiError } from './api-error.ts';
 import { listQueryOf, validateListQuery } from './api-list-options.ts';
 import { renderingFor } from './api-response.ts';
 import { type Selection, selectionOf, selects, type WireEvent, watchEventFor } from './api-watch-filter.ts';
+import { jsonText } from './store-json.ts';
 import type { KubeObject } from './store-types.ts';
 import { toTable } from './table.ts';
 
@@ -43,7 +44,7 @@ class WatchStream {
       this.asTable && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED')
         ? this.tableOf(object as KubeObject)
         : object;
-    this.ctx.res.write(`{"type":"${type}","object":${JSON.stringify(payload)}}\n`);
+    this.ctx.res.write(`{"type":"${type}","object":${jsonText(payload)}}\n`);
   }
 
   /** One-row Table of `obj`; column definitions only on the first (handlers/rest.go: NoHeaders after the first). */

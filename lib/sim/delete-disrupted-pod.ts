@@ -32,7 +32,7 @@ export function deleteDisruptedPod(
   const { uid, namespace, name } = pod;
   const now = rfc3339(ctx.now());
   try {
-    ctx.store.mutate(
+    ctx.store.mutateShared(
       'pods',
       namespace,
       name,

@@ -90,7 +90,7 @@ export class SimKubelets implements SimController {
     const ip = internalIPOf(node) ?? this.nodeIPs.get(name) ?? this.nextNodeIP();
     this.nodeIPs.set(name, ip);
     if (!registeredNodeStatus(node, ip, rfc3339(this.ctx.now()))) return;
-    this.ctx.store.mutate(
+    this.ctx.store.mutateShared(
       'nodes',
       undefined,
       name,
@@ -141,13 +141,18 @@ export class SimKubelets implements SimController {
     const { namespace = '', name = '', uid = '' } = pod.metadata;
     this.writing = uid;
     try {
-      this.ctx.store.mutate(
+      // The stored pod rewritten, not copied: only its status changes.
+      this.ctx.store.rewriteShared(
         'pods',
         namespace,
         name,
-        (obj) => {
-          const previous = obj.status as Record<string, unknown> | undefined;
-          obj.status = { ...previous, ...podStatusFor(run, { name, namespace, uid }, previous, hostIP, now) };
+        (stored) => {
+          const previous = stored.status as Readonly<Record<string, unknown>> | undefined;
+          const status = {
+            ...previous,
+            ...podStatusFor(run, { name, namespace, uid }, previous, hostIP, now),
+          };
+          return { ...stored, status };
         },
         { subresource: 'status' },
       );

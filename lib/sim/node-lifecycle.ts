@@ -46,7 +46,7 @@ export class NodeLifecycleController implements SimController {
     const node = this.ctx.store.peek('nodes', undefined, name);
     const now = rfc3339(this.ctx.now());
     if (!node || !lifecycleTaints(node as V1Node, now)) return;
-    this.ctx.store.mutate('nodes', undefined, name, (obj) => {
+    this.ctx.store.mutateShared('nodes', undefined, name, (obj) => {
       const taints = lifecycleTaints(obj as V1Node, now);
       if (!taints) return;
       const spec: Record<string, unknown> = { ...(obj.spec as Record<string, unknown> | undefined), taints };
@@ -67,7 +67,7 @@ export class NodeLifecycleController implements SimController {
       const conditions = (pod.status as { conditions?: { type: string; status: string }[] } | undefined)
         ?.conditions;
       if (!conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
-      this.ctx.store.mutate(
+      this.ctx.store.mutateShared(
         'pods',
         pod.metadata.namespace,
         pod.metadata.name ?? '',

@@ -114,11 +114,15 @@ export class SimScheduler implements SimController {
   }
 
   private bind(namespace: string, name: string, node: string, now: string): void {
-    this.ctx.store.mutate('pods', namespace, name, (obj) => {
-      const spec = obj.spec as V1PodSpec;
-      if (spec.nodeName) return;
-      spec.nodeName = node;
-      setCondition(obj, { status: 'True' }, now);
+    // The stored pod rewritten, not copied: the bind changes two small parts of it.
+    this.ctx.store.rewriteShared('pods', namespace, name, (pod) => {
+      const spec = pod.spec as V1PodSpec;
+      if (spec.nodeName) return undefined;
+      return {
+        ...pod,
+        spec: { ...spec, nodeName: node },
+        status: scheduledStatus(pod, { status: 'True' }, now),
+      };
     });
   }
 
@@ -128,9 +132,13 @@ export class SimScheduler implements SimController {
     condition: ScheduledCondition,
     now: string,
   ): void {
-    this.ctx.store.mutate('pods', namespace, name, (obj) => setCondition(obj, condition, now), {
-      subresource: 'status',
-    });
+    this.ctx.store.rewriteShared(
+      'pods',
+      namespace,
+      name,
+      (pod) => ({ ...pod, status: scheduledStatus(pod, condition, now) }),
+      { subresource: 'status' },
+    );
   }
 
   private candidates(): NodeCandidates {
@@ -152,9 +160,16 @@ interface ScheduledCondition {
   message?: string;
 }
 
-/** Sets the PodScheduled condition, keeping lastTransitionTime when the status does not change. */
-function setCondition(pod: KubeObject, condition: ScheduledCondition, now: string): void {
-  const status = (pod.status ?? {}) as { conditions?: Record<string, unknown>[] };
+/**
+ * The pod's status with the PodScheduled condition set (lastTransitionTime kept when its status
+ * does not change), phase Pending unless it has one; a new object, the pod's own left as it is.
+ */
+function scheduledStatus(
+  pod: Readonly<KubeObject>,
+  condition: ScheduledCondition,
+  now: string,
+): Record<string, unknown> {
+  const status = (pod.status ?? {}) as { conditions?: readonly Record<string, unknown>[] };
   const conditions = status.conditions ?? [];
   const before = conditions.find((c) => c.type === 'PodScheduled');
   const next = {
@@ -164,8 +179,8 @@ function setCondition(pod: KubeObject, condition: ScheduledCondition, now: strin
     lastTransitionTime: before?.status === condition.status ? before.lastTransitionTime : now,
     ...(condition.reason ? { reason: condition.reason, message: condition.message } : {}),
   };
-  status.conditions = before ? conditions.map((c) => (c === before ? next : c)) : [...conditions, next];
-  pod.status = { phase: 'Pending', ...status };
+  const changed = before ? conditions.map((c) => (c === before ? next : c)) : [...conditions, next];
+  return { phase: 'Pending', ...status, conditions: changed };
 }
 
 function nodeNameOf(pod: Readonly<KubeObject> | undefined): string | undefined {

@@ -13,8 +13,8 @@ import type { StoreCore } from './store-core.ts';
 import { deleteObject } from './store-delete.ts';
 import { ownerWork } from './store-gc-owner.ts';
 import { asRecord } from './store-json.ts';
+import { mutateObject } from './store-mutate.ts';
 import type { KubeObject, StoreEvent } from './store-types.ts';
-import { mutateObject } from './store-write.ts';
 
 /** A stored object's address. */
 export interface ObjectRef {
@@ -122,14 +122,15 @@ export class GarbageCollector {
     before: readonly V1OwnerReference[],
     after: readonly V1OwnerReference[],
   ): void {
-    for (const o of before) this.dependents.get(o.uid)?.delete(refId(ref));
+    const id = refId(ref);
+    for (const o of before) this.dependents.get(o.uid)?.delete(id);
     for (const o of after) {
       let deps = this.dependents.get(o.uid);
       if (!deps) {
         deps = new Map();
         this.dependents.set(o.uid, deps);
       }
-      deps.set(refId(ref), ref);
+      deps.set(id, ref);
     }
   }
 

@@ -18,9 +18,31 @@ export function formatMicroTime(date: Readonly<Date>): string {
 
 /**
  * The JSON the wire would carry for `value`: Dates become RFC 3339 strings as metav1.Time
- * serializes them, undefined fields disappear. Returns a fresh, unfrozen plain object.
+ * serializes them, undefined fields disappear. Returns a fresh, unfrozen plain object, equal to
+ * what `JSON.parse(JSON.stringify(value))` would give with that rule for Dates, built in one walk
+ * (a replacer function would take JSON.stringify off its fast path, and the text is not needed).
  */
 export function toWireJson<T>(value: T): T {
+  return toWireJsonSharing(value, undefined);
+}
+
+/**
+ * toWireJson of `value`, except that the objects and lists in it that are the very ones found at
+ * the same place in `base` — a stored object, deep-frozen wire JSON already — are kept as they
+ * are rather than copied: a new version built from a stored one copies only what changed.
+ */
+export function toWireJsonSharing<T>(value: T, base: unknown): T {
+  try {
+    return wireValue(value, '', base) as T;
+  } catch (error) {
+    // A cycle overflows the walk's stack: let JSON.stringify report it in its own words.
+    if (error instanceof RangeError) return toWireJsonByText(value);
+    throw error;
+  }
+}
+
+/** toWireJson through the text, as JSON.stringify and JSON.parse do it (for its errors). */
+function toWireJsonByText<T>(value: T): T {
   const text = JSON.stringify(
     value,
     function replacer(this: Record<string, unknown>, key: string, v: unknown) {
@@ -33,12 +55,53 @@ export function toWireJson<T>(value: T): T {
   return JSON.parse(text) as T;
 }
 
+/** `base[key]` when `base` is an object (a stored value to share from), else undefined. */
+function baseAt(base: unknown, key: string | number): unknown {
+  return base !== null && typeof base === 'object' ? (base as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * The wire JSON of `value` found under `key` (JSON.stringify's SerializeJSONProperty: toJSON
+ * first, Dates formatted by field name, boxed primitives unboxed, non-finite numbers null);
+ * undefined where JSON.stringify would leave the property out (undefined, functions, symbols).
+ * An object or list that is `base`, the stored value at the same place, is returned as it is.
+ */
+function wireValue(value: unknown, key: string, base: unknown): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  // `+ 0` turns -0 into 0, as the text "0" would.
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : null;
+  if (typeof value === 'bigint') return JSON.stringify(value); // throws TypeError as it would
+  if (typeof value !== 'object') return undefined;
+  if (value === base) return value;
+  if (value instanceof Date) return microTimeFields.has(key) ? formatMicroTime(value) : formatTime(value);
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') return wireValue(toJSON.call(value, key), key, undefined);
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    for (let i = 0; i < value.length; i += 1)
+      copy.push(wireValue(value[i], String(i), baseAt(base, i)) ?? null);
+    return copy;
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
+  const copy: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const v = wireValue((value as Record<string, unknown>)[k], k, baseAt(base, k));
+    if (v === undefined) continue;
+    // JSON.parse makes `__proto__` an own property; an assignment would set the prototype.
+    if (k === '__proto__')
+      Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else copy[k] = v;
+  }
+  return copy;
+}
+
 /** A deep, unfrozen copy of a plain JSON value. */
 export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => cloneJson(v)) as T;
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) copy[k] = cloneJson(v);
+    const record = value as Record<string, unknown>;
+    for (const k of Object.keys(record)) copy[k] = cloneJson(record[k]);
     return copy as T;
   }
   return value;
@@ -73,4 +136,26 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
+}
+
+/** The JSON texts of the frozen objects serialized last, oldest first (see {@link jsonText}). */
+const recentTexts = new Map<object, string>();
+const recentTextsKept = 256;
+
+/**
+ * `JSON.stringify(value)`. The text of a frozen value (a stored object version: deep-frozen, so its
+ * text never changes) is remembered for the next few hundred, so the answer to a write and the
+ * watch events of that version, one per watcher, serialize it once.
+ */
+export function jsonText(value: unknown): string {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  const known = recentTexts.get(value);
+  if (known !== undefined) return known;
+  const text = JSON.stringify(value);
+  recentTexts.set(value, text);
+  if (recentTexts.size > recentTextsKept) {
+    const oldest = recentTexts.keys().next().value;
+    if (oldest !== undefined) recentTexts.delete(oldest);
+  }
+  return text;
 }

@@ -52,12 +52,30 @@ export class ResourceTable {
     return namespace ? `${namespace}/${name}` : name;
   }
 
-  /** Stores `obj` under `id`, replacing and re-indexing any previous object. */
+  /**
+   * Stores `obj` under `id`, replacing any previous object; of the label and field indexes only
+   * the entries whose values changed are touched (a status write re-indexes no label).
+   */
   put(id: string, obj: KubeObject): void {
     const old = this.objects.get(id);
-    if (old) this.index(id, old, false);
     this.objects.set(id, obj);
-    this.index(id, obj, true);
+    if (!old) {
+      this.index(id, obj, true);
+      return;
+    }
+    // Kept last in its namespace's set, as a fresh index would have it: a namespace being emptied
+    // deletes its objects in that order.
+    const inNamespace = this.byNamespace.get(obj.metadata.namespace ?? '');
+    inNamespace?.delete(id);
+    inNamespace?.add(id);
+    this.reindexLabels(id, old.metadata.labels, obj.metadata.labels);
+    for (const field of indexedFields[this.key]) {
+      const before = selectableField(this.key, old, field);
+      const after = selectableField(this.key, obj, field);
+      if (before === after) continue;
+      indexSet(this.byField, field, before, id, false);
+      indexSet(this.byField, field, after, id, true);
+    }
   }
 
   /** Removes the object stored under `id`; returns it, or undefined when there was none. */
@@ -83,6 +101,19 @@ export class ResourceTable {
     for (const field of indexedFields[this.key]) {
       indexSet(this.byField, field, selectableField(this.key, obj, field), id, add);
     }
+  }
+
+  /** Moves `id` in the label index from the `before` labels to the `after` ones, where they differ. */
+  private reindexLabels(
+    id: string,
+    before: Readonly<Record<string, string>> | undefined,
+    after: Readonly<Record<string, string>> | undefined,
+  ): void {
+    if (before === after) return;
+    for (const [label, value] of Object.entries(before ?? {}))
+      if (after?.[label] !== value) indexSet(this.byLabel, label, value, id, false);
+    for (const [label, value] of Object.entries(after ?? {}))
+      if (before?.[label] !== value) indexSet(this.byLabel, label, value, id, true);
   }
 
   /** The smallest indexed candidate set that every match must be in, or undefined when none applies. */
@@ -132,4 +163,12 @@ export class ResourceTable {
     }
     return out;
   }
+}
+
+/** `objects` in etcd key order (namespace, then name); sorts in place and returns the array. */
+export function sortByKey(objects: KubeObject[]): KubeObject[] {
+  const keyed = objects.map((o) => ({ id: `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, o }));
+  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; i < keyed.length; i += 1) objects[i] = (keyed[i] as { o: KubeObject }).o;
+  return objects;
 }

@@ -1,15 +1,15 @@
 /**
- * Create, update and in-process mutate of the ClusterStore, following the generic registry
+ * Create and update of the ClusterStore, following the generic registry
  * (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go Create/Update and
  * rest.BeforeCreate/BeforeUpdate): server-owned metadata, strategies, validation, optimistic
- * concurrency, no-op writes that keep the resourceVersion.
+ * concurrency, no-op writes that keep the resourceVersion (in-process writes: store-mutate.ts).
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { SimApiError } from './api-error.ts';
 import { validateCreate, validateUpdate } from './object-validation.ts';
 import { type ResourceKey, resourceByKey } from './resources.ts';
 import type { StoreCore } from './store-core.ts';
-import { asRecord, cloneJson, formatTime, jsonEqual, toWireJson } from './store-json.ts';
+import { asRecord, formatTime, jsonEqual, toWireJson } from './store-json.ts';
 import { prepareForCreate, prepareForUpdate, statusUpdateOf, strategyOf } from './store-strategy.ts';
 import type { CreateOptions, KubeObject, UnknownFieldsHook, UpdateOptions } from './store-types.ts';
 import { pruneUnknownFields } from './store-unknown-fields.ts';
@@ -104,7 +104,7 @@ export function createObject(
 }
 
 /** Keeps the server-owned metadata of the stored object on an update. */
-function keepServerMetadata(obj: KubeObject, old: Readonly<KubeObject>): void {
+export function keepServerMetadata(obj: KubeObject, old: Readonly<KubeObject>): void {
   const meta = obj.metadata;
   meta.uid = old.metadata.uid;
   meta.creationTimestamp = old.metadata.creationTimestamp;
@@ -192,34 +192,4 @@ export function updateObject(
   }
   validateUpdate(key, next, old);
   return commitUpdate(core, key, next, old, options.dryRun);
-}
-
-/**
- * In-process read-modify-write: `change` edits a copy of the stored object; returns the stored
- * result, or undefined when the object does not exist. No conflict check, no validation; identity
- * metadata is kept, generation follows spec changes, and a no-op change keeps the resourceVersion.
- */
-export function mutateObject(
-  core: StoreCore,
-  key: ResourceKey,
-  namespace: string | undefined,
-  name: string,
-  change: (obj: KubeObject) => void,
-  options: Readonly<UpdateOptions> = {},
-): KubeObject | undefined {
-  const old = core.find(key, namespace, name);
-  if (!old) return undefined;
-  const draft = cloneJson(old);
-  change(draft);
-  const changed = toWireJson(draft);
-  const next = options.subresource === 'status' ? statusUpdateOf(changed, old) : changed;
-  keepServerMetadata(next, old);
-  next.metadata.finalizers = changed.metadata.finalizers;
-  if (next.metadata.finalizers === undefined) delete next.metadata.finalizers;
-  if (strategyOf(key).hasGeneration && options.subresource !== 'status') {
-    const { status: _s, metadata: _m, ...spec } = next;
-    const { status: _os, metadata: _om, ...oldSpec } = old;
-    if (!jsonEqual(spec, oldSpec)) next.metadata.generation = (old.metadata.generation ?? 1) + 1;
-  }
-  return commitUpdate(core, key, next, old);
 }

@@ -11,8 +11,10 @@ import { checkSelectableField } from './store-fields.ts';
 import { GarbageCollector } from './store-gc.ts';
 import type { HistoryEntry } from './store-history.ts';
 import { cloneJson } from './store-json.ts';
+import { mutateObject, rewriteObject } from './store-mutate.ts';
 import { patchObject } from './store-patch.ts';
 import { stateAt } from './store-state-at.ts';
+import { sortByKey } from './store-table.ts';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -22,7 +24,7 @@ import type {
   StoreEvent,
   UpdateOptions,
 } from './store-types.ts';
-import { createObject, mutateObject, updateObject } from './store-write.ts';
+import { createObject, updateObject } from './store-write.ts';
 
 export { SimApiError } from './api-error.ts';
 export type {
@@ -100,7 +102,16 @@ export class ClusterStore {
    * dropped, reported to `options.onUnknownFields`); returns a copy of what was stored.
    */
   create(key: ResourceKey, obj: Readonly<KubeObject>, options?: Readonly<CreateOptions>): KubeObject {
-    return cloneJson(createObject(this.core, key, obj, options));
+    return cloneJson(this.createShared(key, obj, options));
+  }
+
+  /** create, returning the stored object itself (frozen; do not change it). Cheaper than create. */
+  createShared(
+    key: ResourceKey,
+    obj: Readonly<KubeObject>,
+    options?: Readonly<CreateOptions>,
+  ): Readonly<KubeObject> {
+    return createObject(this.core, key, obj, options);
   }
 
   /**
@@ -108,7 +119,16 @@ export class ClusterStore {
    * create); returns a copy of the result; 409 on a stale resourceVersion.
    */
   update(key: ResourceKey, obj: Readonly<KubeObject>, options?: Readonly<UpdateOptions>): KubeObject {
-    return cloneJson(updateObject(this.core, key, obj, options));
+    return cloneJson(this.updateShared(key, obj, options));
+  }
+
+  /** update, returning the stored object itself (frozen; do not change it). Cheaper than update. */
+  updateShared(
+    key: ResourceKey,
+    obj: Readonly<KubeObject>,
+    options?: Readonly<UpdateOptions>,
+  ): Readonly<KubeObject> {
+    return updateObject(this.core, key, obj, options);
   }
 
   /** Applies a JSON, merge or strategic merge patch and writes the result like update. */
@@ -120,7 +140,19 @@ export class ClusterStore {
     body: unknown,
     options?: Readonly<UpdateOptions>,
   ): KubeObject {
-    return cloneJson(patchObject(this.core, key, namespace, name, patchType, body, options));
+    return cloneJson(this.patchShared(key, namespace, name, patchType, body, options));
+  }
+
+  /** patch, returning the stored object itself (frozen; do not change it). Cheaper than patch. */
+  patchShared(
+    key: ResourceKey,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    body: unknown,
+    options?: Readonly<UpdateOptions>,
+  ): Readonly<KubeObject> {
+    return patchObject(this.core, key, namespace, name, patchType, body, options);
   }
 
   /** Deletes or starts deleting an object; returns it as it is now (or its final state when gone). */
@@ -155,8 +187,34 @@ export class ClusterStore {
     change: (obj: KubeObject) => void,
     options?: Readonly<UpdateOptions>,
   ): KubeObject | undefined {
-    const result = mutateObject(this.core, key, namespace, name, change, options);
+    const result = this.mutateShared(key, namespace, name, change, options);
     return result ? cloneJson(result) : undefined;
+  }
+
+  /** mutate, returning the stored object itself (frozen; do not change it). Cheaper than mutate. */
+  mutateShared(
+    key: ResourceKey,
+    namespace: string | undefined,
+    name: string,
+    change: (obj: KubeObject) => void,
+    options?: Readonly<UpdateOptions>,
+  ): Readonly<KubeObject> | undefined {
+    return mutateObject(this.core, key, namespace, name, change, options);
+  }
+
+  /**
+   * In-process write without mutate's copy: `rewrite` gets the stored object (frozen) and returns
+   * the next version, keeping by reference the parts it does not change (never changing them), or
+   * undefined to write nothing. Otherwise as mutate; returns the stored result (frozen).
+   */
+  rewriteShared(
+    key: ResourceKey,
+    namespace: string | undefined,
+    name: string,
+    rewrite: (old: Readonly<KubeObject>) => KubeObject | undefined,
+    options?: Readonly<UpdateOptions>,
+  ): Readonly<KubeObject> | undefined {
+    return rewriteObject(this.core, key, namespace, name, rewrite, options);
   }
 
   /** Calls `listener` synchronously after every change, in resourceVersion order; returns the unsubscribe function. */
@@ -193,12 +251,4 @@ export class ClusterStore {
   settled(): Promise<void> {
     return this.gc.idle();
   }
-}
-
-/** `objects` in etcd key order (namespace, then name); sorts in place and returns the array. */
-function sortByKey(objects: KubeObject[]): KubeObject[] {
-  const keyed = objects.map((o) => ({ id: `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`, o }));
-  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (let i = 0; i < keyed.length; i += 1) objects[i] = (keyed[i] as { o: KubeObject }).o;
-  return objects;
 }
