@@ -13,6 +13,7 @@ import {
   nodeMessage,
   placementOf,
   podsOf,
+  storedDaemonSet,
   waitFor,
 } from './reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
@@ -120,6 +121,18 @@ describe('node messages with the relay hints', () => {
     expect(requests['list apps/daemonsets'] ?? requests['list everynode.dev/daemonsets']).toBe(1);
     expect(requests['get nodes']).toBeUndefined();
     expect(onNode(agent, 'n6')).toHaveLength(1);
+  });
+
+  it('a DaemonSet whose status this process just wrote is known at its new version', async () => {
+    harness.sim.nodes.add('n7');
+    const before = storedDaemonSet(harness, 'default', 'agent')?.metadata?.resourceVersion;
+    await harness.send(daemonSetMessage(agent));
+    await harness.invokeOnce(1);
+    expect(storedDaemonSet(harness, 'default', 'agent')?.metadata?.resourceVersion).not.toBe(before);
+    const requests = await step(hinted('n7', relayHints('n7')));
+    expect(Object.keys(requests).filter((key) => key.startsWith('list') || key.startsWith('get'))).toEqual(
+      [],
+    );
   });
 
   it('a label removed per the hints deletes the pod with the hinted preconditions', async () => {
