@@ -1,6 +1,7 @@
 /**
- * Hints: what the DaemonSet-wide step already read about a pair, carried on the pair message so
- * that a hinted pair costs one API request.
+ * Hints: what the DaemonSet-wide step already read about a pair, or what the relay knew when it
+ * saw one of the pair's pods change, carried on the pair message so that a hinted pair costs one
+ * API request.
  *
  * Design. The `daemonset` step lists every node and every pod of the DaemonSet once; for each pair
  * that needs work it sends a `pair` message whose hints hold the node's scheduling facts and the
@@ -12,6 +13,8 @@
  *    every later pair of that DaemonSet in the container);
  * 2. rebuilds the node and pods with {@link nodeFromHint} / {@link podFromHint} instead of reading
  *    them, plans with `lib/core`, and executes — the write is the one request.
+ * The relay's hints of a pod event are the same but for the revision hash, which the pair handler
+ * then takes from its cache (else one LIST of revisions).
  * Stale hints are safe because writes carry their own guards: a create uses the deterministic pod
  * name (409 AlreadyExists = done), a delete carries the hinted `uid` + `resourceVersion`
  * preconditions (409 Conflict = the pod changed). On a Conflict, or when the hints are older than
@@ -82,8 +85,11 @@ export const pairHintsSchema = z.object({
   daemonSet: z.object({
     resourceVersion: z.string().min(1),
     generation: z.number().int().nonnegative().optional(),
-    /** The current revision's hash, as the DaemonSet step's revision history computed it. */
-    revisionHash: z.string().min(1),
+    /**
+     * The current revision's hash, as the DaemonSet step's revision history computed it; absent in
+     * the relay's hints of a pod event (the pair step takes it from its cache, else lists revisions).
+     */
+    revisionHash: z.string().min(1).optional(),
   }),
   /** The node, or null when the DaemonSet step found it gone (its pods are then deleted). */
   node: nodeHintSchema.nullable(),

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ec2InstanceStates, watchEventTypes, watchedKinds } from './message-cause.ts';
 import { nodeHintsSchema } from './node-hints.ts';
+import { pairHintsSchema } from './pair-hints.ts';
 
 /** `source` of the events the relay publishes. */
 export const RELAY_SOURCE = 'everynode.relay';
@@ -68,6 +69,8 @@ export const watchEventDetailSchema = z.object({
    * (`node-hints.ts`), passed on to the `node` message; absent when it would not fit.
    */
   hints: nodeHintsSchema.optional(),
+  /** Pods of a managed DaemonSet: the relay's hints of the pod's pair, passed on to a `pair` message. */
+  pairHints: pairHintsSchema.optional(),
 });
 
 /** The detail of a relayed watch event. */

@@ -135,7 +135,7 @@ export async function readHintedPair(
   // A node missing from the DaemonSet step's LIST may have joined since: its absence is asked of the
   // API server (a GET), never taken from a LIST, before any pod of it is deleted.
   const node = hints.node === null ? await readNode(deps, nodeName, 'fresh') : nodeFromHint(hints.node);
-  const currentHash = hints.daemonSet.revisionHash;
+  const currentHash = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
   if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
     const listed = await readPairPods(deps, ds, nodeName);
     return {

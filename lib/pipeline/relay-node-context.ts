@@ -1,34 +1,53 @@
 /**
- * What the relay knows around each node: everynode's pods by the node they target and the version
- * of every managed DaemonSet, fed by the pod and DaemonSet watches, so a node event can carry the
- * hints of `node-hints.ts`. A view as fresh as the relay's watches, like upstream's informers.
+ * What the relay knows around each node: its scheduling facts, everynode's pods by the node they
+ * target and the version of every managed DaemonSet, fed by the relay's watches, so a node event can
+ * carry the hints of `node-hints.ts` and a pod event the hints of its pair (`pair-hints.ts`). A view
+ * as fresh as the relay's watches, like upstream's informers.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import { MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
-import { nodeHintOf, type PodHint, podHintOf } from '../messages/pair-hints.ts';
+import {
+  type NodeHint,
+  nodeHintOf,
+  type PairHints,
+  type PodHint,
+  podHintOf,
+} from '../messages/pair-hints.ts';
 import type { ObjectEvent } from './relay-cache.ts';
 
 interface Identity {
   uid?: string;
   resourceVersion?: string;
+  generation?: number;
+}
+
+/** A managed DaemonSet's version as last seen. */
+interface DaemonSetVersion {
+  readonly resourceVersion: string;
+  readonly generation?: number;
 }
 
 function identity(object: unknown): Identity {
   return (object as { metadata?: Identity }).metadata ?? {};
 }
 
-/** Pod hints by target node, and DaemonSet versions by uid. */
+/** Node hints by name, pod hints by target node, and DaemonSet versions by uid. */
 export class RelayNodeContext {
+  readonly #nodes = new Map<string, NodeHint>();
   readonly #podsByNode = new Map<string, Map<string, PodHint>>();
   /** The node each pod uid was filed under, to move or drop it. */
   readonly #nodeOfPod = new Map<string, string>();
-  readonly #daemonSets = new Map<string, string>();
+  readonly #daemonSets = new Map<string, DaemonSetVersion>();
 
-  /** Replaces what is known of `resource` by its listed `objects` (nodes are not kept). */
+  /** Replaces what is known of `resource` by its listed `objects`. */
   seed<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void {
-    if (resource === 'pods') {
+    if (resource === 'nodes') {
+      this.#nodes.clear();
+      for (const node of objects) this.#putNode(node as V1Node);
+    } else if (resource === 'pods') {
       this.#podsByNode.clear();
       this.#nodeOfPod.clear();
       for (const pod of objects) this.#putPod(pod as V1Pod);
@@ -40,7 +59,10 @@ export class RelayNodeContext {
 
   /** Follows one watch event of `resource`. */
   observe<R extends WatchedResource>(resource: R, event: Readonly<ObjectEvent<WatchedObjects[R]>>): void {
-    if (resource === 'pods') {
+    if (resource === 'nodes') {
+      if (event.type === 'DELETED') this.#nodes.delete((event.object as V1Node).metadata?.name ?? '');
+      else this.#putNode(event.object as V1Node);
+    } else if (resource === 'pods') {
       if (event.type === 'DELETED') this.#dropPod(identity(event.object).uid ?? '');
       else this.#putPod(event.object as V1Pod);
     } else if (resource === 'daemonsets') {
@@ -58,15 +80,44 @@ export class RelayNodeContext {
     const hints: NodeHints = {
       observedAt: observedAt.toISOString(),
       node: nodeHintOf(node),
-      daemonSets: [...this.#daemonSets].map(([uid, resourceVersion]) => ({ uid, resourceVersion })),
+      daemonSets: [...this.#daemonSets].map(([uid, { resourceVersion }]) => ({ uid, resourceVersion })),
       pods: [...(this.#podsByNode.get(name)?.values() ?? [])],
     };
     return JSON.stringify(hints).length <= MAX_NODE_HINTS_BYTES ? hints : undefined;
   }
 
+  /**
+   * The hints of the pair of an event of `pod` seen at `observedAt` (the event already followed):
+   * its DaemonSet's version, the node (null when the relay does not know it: the pair step then
+   * asks the API server) and the DaemonSet's pods on the node. The revision hash is left to the
+   * pair step (its cache, else one LIST). Undefined for a pod without a managed controller or node.
+   */
+  pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date): PairHints | undefined {
+    const owner = controllerOf(pod)?.uid;
+    const node = targetNodeName(pod);
+    const ds = owner === undefined ? undefined : this.#daemonSets.get(owner);
+    if (ds === undefined || node === undefined) return undefined;
+    const pods = [...(this.#podsByNode.get(node)?.values() ?? [])].filter((p) => p.controller?.uid === owner);
+    return {
+      observedAt: observedAt.toISOString(),
+      daemonSet: {
+        resourceVersion: ds.resourceVersion,
+        ...(ds.generation !== undefined ? { generation: ds.generation } : {}),
+      },
+      node: this.#nodes.get(node) ?? null,
+      pods,
+    };
+  }
+
+  #putNode(node: Readonly<V1Node>): void {
+    const name = node.metadata?.name;
+    if (name) this.#nodes.set(name, nodeHintOf(node));
+  }
+
   #putDaemonSet(ds: unknown): void {
-    const { uid, resourceVersion } = identity(ds);
-    if (uid && resourceVersion) this.#daemonSets.set(uid, resourceVersion);
+    const { uid, resourceVersion, generation } = identity(ds);
+    if (uid && resourceVersion)
+      this.#daemonSets.set(uid, { resourceVersion, ...(generation !== undefined ? { generation } : {}) });
   }
 
   #putPod(pod: Readonly<V1Pod>): void {

@@ -9,6 +9,7 @@ import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { WatchedKind } from '../messages/message-cause.ts';
 import type { NodeHints } from '../messages/node-hints.ts';
+import type { PairHints } from '../messages/pair-hints.ts';
 import {
   RELAY_SOURCE,
   RESYNC_DETAIL_TYPE,
@@ -33,14 +34,14 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
 
 /**
  * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
- * for a node the relay's `hints`, if any.
+ * the relay's hints, if any: of the node for a node, of the pod's pair for a pod.
  */
 export function watchDetailOf<R extends WatchedResource>(
   resource: R,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],
   managedKind: ManagedKind,
-  hints?: NodeHints,
+  hints: { readonly node?: NodeHints; readonly pair?: PairHints } = {},
 ): WatchEventDetail {
   const meta =
     (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
@@ -55,7 +56,8 @@ export function watchDetailOf<R extends WatchedResource>(
     resourceVersion: event.resourceVersion,
     ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
-    ...(hints ? { hints } : {}),
+    ...(hints.node ? { hints: hints.node } : {}),
+    ...(hints.pair ? { pairHints: hints.pair } : {}),
   };
 }
 

@@ -193,13 +193,34 @@ function handle<R extends WatchedResource>(
     return event.resourceVersion;
   }
   options.stats.forwarded++;
-  const hints =
-    options.resource === 'nodes' && objectEvent.type !== 'DELETED'
-      ? options.context?.hintsFor(objectEvent.object as V1Node, at)
-      : undefined;
-  const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, hints);
+  const detail = watchDetailOf(
+    options.resource,
+    objectEvent,
+    verdict.changes,
+    options.managedKind,
+    hintsOf(options, objectEvent, at),
+  );
   options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
   return event.resourceVersion;
+}
+
+/** The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's. */
+function hintsOf<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  event: Readonly<ObjectEvent<WatchedObjects[R]>>,
+  at: Date,
+) {
+  const context = options.context;
+  if (context === undefined) return {};
+  if (options.resource === 'nodes' && event.type !== 'DELETED') {
+    const node = context.hintsFor(event.object as V1Node, at);
+    return node ? { node } : {};
+  }
+  if (options.resource === 'pods') {
+    const pair = context.pairHintsFor(event.object as V1Pod, at);
+    return pair ? { pair } : {};
+  }
+  return {};
 }
 
 /**

@@ -3,8 +3,9 @@
  * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints.
  * - DaemonSet event → a `daemonset` message.
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
- *   `pair` message (the pod must be replaced or its node made right); every pod event also schedules
- *   a coalesced status refresh (creation, binding, phase and readiness change the DaemonSet's counts).
+ *   `pair` message with the relay's hints (the pod must be replaced or its node made right); every
+ *   pod event also schedules a coalesced status refresh (creation, binding, phase and readiness
+ *   change the DaemonSet's counts).
  * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
  *   for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
@@ -88,7 +89,13 @@ async function routePod(
   const needsPair = detail.event === 'DELETED' || (detail.event === 'MODIFIED' && modifiedForPair);
   if (needsPair) {
     const pair: WorkMessage = detail.nodeName
-      ? { ...base, kind: 'pair', daemonSet, node: { name: detail.nodeName } }
+      ? {
+          ...base,
+          kind: 'pair',
+          daemonSet,
+          node: { name: detail.nodeName },
+          ...(detail.pairHints ? { hints: detail.pairHints } : {}),
+        }
       : { ...base, kind: 'daemonset', daemonSet };
     work.push({ to: 'work', message: pair });
   }

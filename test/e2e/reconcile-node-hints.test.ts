@@ -2,8 +2,9 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
-import type { NodeMessage } from '../../lib/messages/work-message.ts';
+import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
 import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
+import { reconcilePair } from '../../lib/pipeline/reconcile-pair.ts';
 import { RelayNodeContext } from '../../lib/pipeline/relay-node-context.ts';
 import { aDaemonSet, aNode } from '../builders.ts';
 import {
@@ -11,6 +12,7 @@ import {
   daemonSetKey,
   daemonSetMessage,
   nodeMessage,
+  pairMessage,
   placementOf,
   podsOf,
   storedDaemonSet,
@@ -18,7 +20,7 @@ import {
 } from './reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
 
-describe('node messages with the relay hints', () => {
+describe('node and pair messages with the relay hints', () => {
   let harness: Harness;
   let agent: ReturnType<typeof createDaemonSet>;
   let ssd: ReturnType<typeof createDaemonSet>;
@@ -132,6 +134,32 @@ describe('node messages with the relay hints', () => {
     const requests = await step(hinted('n7', relayHints('n7')));
     expect(Object.keys(requests).filter((key) => key.startsWith('list') || key.startsWith('get'))).toEqual(
       [],
+    );
+  });
+
+  it("a pod deleted is replaced from the relay's pair hints with its create alone", async () => {
+    const [gone] = onNode(agent, 'n1');
+    harness.sim.store.delete('pods', 'default', gone?.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+    await waitFor('pod gone', () => onNode(agent, 'n1').length === 0);
+    const context = new RelayNodeContext();
+    context.seed('nodes', harness.sim.store.list('nodes') as unknown as V1Node[]);
+    context.seed('pods', harness.sim.store.list('pods') as unknown as V1Pod[]);
+    context.seed(
+      'daemonsets',
+      harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
+    );
+    const hints = context.pairHintsFor(gone as V1Pod, new Date());
+    expect(hints?.pods).toEqual([]);
+    harness.sim.counters.reset();
+    await reconcilePair(harness.deps, {
+      ...(pairMessage(agent, 'n1') as PairMessage),
+      ...(hints ? { hints } : {}),
+    });
+    await harness.deps.events.flush();
+    expect(onNode(agent, 'n1')).toHaveLength(1);
+    expect(harness.sim.counters.total({ verb: 'create', resource: 'pods' })).toBe(1);
+    expect(harness.sim.counters.total({ verb: 'list' }) + harness.sim.counters.total({ verb: 'get' })).toBe(
+      0,
     );
   });
 

@@ -56,6 +56,26 @@ describe('RelayNodeContext', () => {
     expect(context.hintsFor(aNode('n1'), at)?.daemonSets).toEqual([]);
   });
 
+  it("a pod event's pair hints: the DaemonSet's version, the node, its other pods there", () => {
+    const context = new RelayNodeContext();
+    const other = aDaemonSet('other', { uid: 'ds-other' }) as V1DaemonSet;
+    context.seed('daemonsets', [{ ...agent, metadata: { ...agent.metadata, generation: 3 } } as DaemonSet]);
+    context.seed('nodes', [aNode('n1', { labels: { disk: 'ssd' } })]);
+    const old = aPod('agent-old', { owner: agent, nodeName: 'n1', uid: 'p-old' });
+    const surge = aPod('agent-new', { owner: agent, nodeName: 'n1', uid: 'p-new' });
+    context.seed('pods', [old, surge, aPod('other-n1', { owner: other, nodeName: 'n1', uid: 'p-other' })]);
+    context.observe('pods', { type: 'DELETED', object: old, resourceVersion: '20' });
+    expect(context.pairHintsFor(old, at)).toMatchObject({
+      observedAt: at.toISOString(),
+      daemonSet: { resourceVersion: '7', generation: 3 },
+      node: { name: 'n1', labels: { disk: 'ssd' } },
+      pods: [{ uid: 'p-new' }],
+    });
+    expect(context.pairHintsFor(aPod('elsewhere', { owner: agent, nodeName: 'n9' }), at)?.node).toBeNull();
+    expect(context.pairHintsFor(aPod('orphan', { nodeName: 'n1' }), at)).toBeUndefined();
+    expect(context.pairHintsFor(aPod('of-other', { owner: other, nodeName: 'n1' }), at)).toBeUndefined();
+  });
+
   it('a relist replaces what was known', () => {
     const context = new RelayNodeContext();
     context.seed('pods', [aPod('old', { owner: agent, nodeName: 'n1', uid: 'p-old' })]);

@@ -277,6 +277,20 @@ describe('router rules (ingress message → work queue)', () => {
     expect(outcome.type).toBe('unusable');
   });
 
+  it("passes a pod event's pair hints on to the pair message", async () => {
+    const pairHints = {
+      observedAt: new Date().toISOString(),
+      daemonSet: { resourceVersion: '9', generation: 1 },
+      node: { name: 'worker-1', resourceVersion: '5' },
+      pods: [],
+    };
+    await routeIngressMessage(pod({ event: 'DELETED', nodeName: 'worker-1', pairHints }), world.deps);
+    const received = await world.drainWork();
+    expect(received.map((r) => r.message).filter((m) => m.kind === 'pair')).toMatchObject([
+      { kind: 'pair', node: { name: 'worker-1' }, hints: pairHints },
+    ]);
+  });
+
   it('counts unusable triggers and never throws for them', async () => {
     const before = world.counters.get(routerCounterNames.unusable);
     await routeIngressMessage('{"source":"nobody"}', world.deps);
