@@ -91,6 +91,11 @@ export const pairHintsSchema = z.object({
      */
     revisionHash: z.string().min(1).optional(),
   }),
+  /**
+   * The resourceVersion the hinted pods are as of, when known (the relay's: its event's): a process
+   * that has read the pair at or after it has nothing to learn from the hints.
+   */
+  podsResourceVersion: z.string().min(1).optional(),
   /** The node, or null when the DaemonSet step found it gone (its pods are then deleted). */
   node: nodeHintSchema.nullable(),
   pods: z.array(podHintSchema),

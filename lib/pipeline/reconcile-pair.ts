@@ -70,13 +70,16 @@ function pairKeyOf(message: Readonly<PairMessage>): string {
 /**
  * True when the message is a pod watch event of the pair that this process has already accounted
  * for: it made the pair right from a LIST of the pair's pods at or after the event's
- * resourceVersion, or the event is the ADDED of a pod it created (the router turns every pod event
- * it cannot classify into a pair message), so reading the pair again would change nothing.
+ * resourceVersion (or the version the hinted pods are as of), or the event is the ADDED of a pod it
+ * created (the router turns every pod event it cannot classify into a pair message), so reading
+ * the pair again, or planning from the hints, would change nothing. DaemonSet step hints name no
+ * version: they come from a LIST newer than their cause.
  */
 function accountedFor(deps: PipelineDeps, message: Readonly<PairMessage>): boolean {
-  const { cause } = message;
-  if (cause.type !== 'watch' || cause.kind !== 'Pod' || message.hints !== undefined) return false;
-  return deps.cache.accountedFor(pairKeyOf(message), cause.resourceVersion);
+  const { cause, hints } = message;
+  if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
+  const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
+  return at !== undefined && deps.cache.accountedFor(pairKeyOf(message), at);
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {

@@ -87,12 +87,13 @@ export class RelayNodeContext {
   }
 
   /**
-   * The hints of the pair of an event of `pod` seen at `observedAt` (the event already followed):
+   * The hints of the pair of an event of `pod` at `resourceVersion` seen at `observedAt` (the event
+   * already followed):
    * its DaemonSet's version, the node (null when the relay does not know it: the pair step then
    * asks the API server) and the DaemonSet's pods on the node. The revision hash is left to the
    * pair step (its cache, else one LIST). Undefined for a pod without a managed controller or node.
    */
-  pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date): PairHints | undefined {
+  pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date, resourceVersion?: string): PairHints | undefined {
     const owner = controllerOf(pod)?.uid;
     const node = targetNodeName(pod);
     const ds = owner === undefined ? undefined : this.#daemonSets.get(owner);
@@ -104,6 +105,7 @@ export class RelayNodeContext {
         resourceVersion: ds.resourceVersion,
         ...(ds.generation !== undefined ? { generation: ds.generation } : {}),
       },
+      ...(resourceVersion ? { podsResourceVersion: resourceVersion } : {}),
       node: this.#nodes.get(node) ?? null,
       pods,
     };

@@ -217,7 +217,7 @@ function hintsOf<R extends WatchedResource>(
     return node ? { node } : {};
   }
   if (options.resource === 'pods') {
-    const pair = context.pairHintsFor(event.object as V1Pod, at);
+    const pair = context.pairHintsFor(event.object as V1Pod, at, event.resourceVersion);
     return pair ? { pair } : {};
   }
   return {};
