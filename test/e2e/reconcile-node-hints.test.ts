@@ -148,7 +148,8 @@ describe('node and pair messages with the relay hints', () => {
       'daemonsets',
       harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
     );
-    const hints = context.pairHintsFor(gone as V1Pod, new Date());
+    const deletedAt = String(Number(gone?.metadata?.resourceVersion) + 1);
+    const hints = context.pairHintsFor(gone as V1Pod, new Date(), deletedAt);
     expect(hints?.pods).toEqual([]);
     harness.sim.counters.reset();
     await reconcilePair(harness.deps, {
@@ -161,6 +162,19 @@ describe('node and pair messages with the relay hints', () => {
     expect(harness.sim.counters.total({ verb: 'list' }) + harness.sim.counters.total({ verb: 'get' })).toBe(
       0,
     );
+
+    // Once the process has listed the pair since, the same event's hints have nothing to add.
+    await reconcilePair(harness.deps, pairMessage(agent, 'n1') as PairMessage);
+    harness.sim.counters.reset();
+    const cause = {
+      type: 'watch' as const,
+      kind: 'Pod' as const,
+      event: 'DELETED' as const,
+      resourceVersion: hints?.podsResourceVersion ?? '1',
+    };
+    const again = { ...(pairMessage(agent, 'n1') as PairMessage), cause, ...(hints ? { hints } : {}) };
+    await reconcilePair(harness.deps, again);
+    expect(harness.sim.counters.total()).toBe(0);
   });
 
   it('a label removed per the hints deletes the pod with the hinted preconditions', async () => {
