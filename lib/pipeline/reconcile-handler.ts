@@ -64,6 +64,10 @@ function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {
       metrics.addMetric('Throttled', MetricUnit.Count, 1);
       metrics.addMetric('Requeues', MetricUnit.Count, 1);
       return;
+    case 'retried':
+      metrics.addMetric('RetriedAfterFailure', MetricUnit.Count, 1);
+      metrics.addMetric('Requeues', MetricUnit.Count, 1);
+      return;
   }
 }
 
@@ -94,8 +98,23 @@ export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): 
     const plan = planBatch(event.Records);
     const requestsBefore = counter.total();
     const recordHandler = async (record: SQSRecord) => {
-      const outcome = await reconcileRecord(deps, record, plan);
+      const outcome = await reconcileRecord(deps, record, plan).catch((error: unknown) => {
+        // Retryable: SQS redelivers the record (and the rest of its FIFO group) after the
+        // visibility timeout; say why, since the batch response only names the records.
+        logger.warn('reconciling a record failed; it will be redelivered', {
+          messageId: record.messageId,
+          groupId: record.attributes.MessageGroupId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+        throw error;
+      });
       recordMetrics(metrics, outcome);
+      if (outcome.type === 'retried')
+        logger.warn('reconciling a record failed; retrying it with backoff', {
+          messageId: record.messageId,
+          afterSeconds: outcome.afterSeconds,
+          error: outcome.error,
+        });
       if (outcome.type === 'reconciled')
         logger.debug('reconciled', {
           messageId: record.messageId,

@@ -23,7 +23,16 @@ export type RecordOutcome =
     }
   | { readonly type: 'duplicate' }
   | { readonly type: 'dead-lettered'; readonly reason: string }
-  | { readonly type: 'throttled'; readonly retryAfterSeconds: number };
+  | { readonly type: 'throttled'; readonly retryAfterSeconds: number }
+  | { readonly type: 'retried'; readonly afterSeconds: number; readonly error: string };
+
+/**
+ * Times a message is sent back through the delayed path after a retryable failure (1, 2, 4, 8 s
+ * apart) before a failure is left to SQS: redelivery after the visibility timeout and, past the
+ * queue's maxReceiveCount, the DLQ. Redelivery holds the whole FIFO group — every later step of a
+ * DaemonSet — for the visibility timeout; a requeue holds nothing.
+ */
+export const MAX_FAILURE_REQUEUES = 4;
 
 /**
  * What one target of work is: its FIFO group (the pair, the DaemonSet or the node) and the
@@ -70,9 +79,10 @@ function withoutHints(message: WorkMessage): WorkMessage {
  * Handles one record: a body that is not a valid work message, or work that can never succeed
  * (a terminal error such as 422 Invalid), goes to the DLQ at once with its reason; a later
  * record of a key already run in this batch is skipped; a 429 sends the message back through the
- * delayed path after Retry-After and counts as processed, so throttling never burns a receive. Any
- * other error is thrown: the batch processor reports the record as failed, SQS redelivers it, and
- * the queue's redrive policy moves it to the DLQ after maxReceiveCount.
+ * delayed path after Retry-After and counts as processed, so throttling never burns a receive.
+ * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
+ * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
+ * redrive policy moves it to the DLQ after maxReceiveCount.
  */
 export async function reconcileRecord(
   deps: PipelineDeps,
@@ -100,7 +110,14 @@ export async function reconcileRecord(
     }
     if (!isRetryable(error))
       return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
-    throw error;
+    const attempt = message.cause.type === 'requeue' ? (message.cause.attempt ?? 0) + 1 : 0;
+    if (attempt >= MAX_FAILURE_REQUEUES) throw error;
+    const afterSeconds = 2 ** attempt;
+    await deps.requeue.requeue(
+      requeuedMessage(message, `failed: ${messageOf(error)}`, deps.clock()),
+      afterSeconds,
+    );
+    return { type: 'retried', afterSeconds, error: messageOf(error) };
   }
 }
 

@@ -27,6 +27,8 @@ export interface PipelineWorkerData {
   readonly stateDir: string;
   readonly clientQps: number;
   readonly reconcileConcurrency: number;
+  /** The pipeline's log level (default SILENT); its lines go to stderr. */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 }
 
 /** A cluster and, once started, the pipeline over it. */
@@ -39,7 +41,11 @@ export interface BenchCluster {
    * (EVERYNODE_API_QPS), default 100, the server's limit (arrival jitter then brings a few 429s,
    * which the handler turns into delayed requeues). Resolves when the relay runs.
    */
-  startPipeline(options?: { reconcileConcurrency?: number; clientQps?: number }): Promise<void>;
+  startPipeline(options?: {
+    reconcileConcurrency?: number;
+    clientQps?: number;
+    logLevel?: PipelineWorkerData['logLevel'];
+  }): Promise<void>;
   /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
   stopPipeline(): Promise<Record<string, number>>;
   stop(): Promise<void>;
@@ -74,6 +80,7 @@ export async function startBenchCluster(
         stateDir,
         clientQps: options.clientQps ?? 100,
         reconcileConcurrency: options.reconcileConcurrency ?? 8,
+        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
       };
       worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data);
       await nextMessage(worker, 'ready');

@@ -16,7 +16,8 @@ const pipeline = await startLocalPipeline({
   reconcileConcurrency: data.reconcileConcurrency,
   routerConcurrency: 4,
   visibilityTimeoutSeconds: 30,
-  logLevel: 'SILENT',
+  logLevel: data.logLevel ?? 'SILENT',
+  log: (line) => process.stderr.write(`${line}\n`),
 });
 parentPort?.postMessage({ type: 'ready' });
 parentPort?.on('message', async (message) => {

@@ -14,6 +14,7 @@ import {
   figure,
   isAvailablePod,
   LIMIT_QPS,
+  type PipelineWorkerData,
   populateDaemonSet,
   reconcileRequests,
   requestBreakdown,
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     'pod-ready-seconds': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
     'client-qps': { type: 'string', default: '95' },
+    /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
+    'log-level': { type: 'string', default: 'SILENT' },
   },
 });
 const nodes = Number(values.nodes);
@@ -88,6 +91,7 @@ try {
   await cluster.startPipeline({
     reconcileConcurrency: Number(values.concurrency),
     clientQps: Number(values['client-qps']),
+    logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
   });
   await waitUntil(
     'the status to be written',

@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatWorkMessage, type WorkMessage } from '../../lib/messages/work-message.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts';
+import { MAX_FAILURE_REQUEUES } from '../../lib/pipeline/reconcile-record.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { aDaemonSet, aNode } from '../builders.ts';
 import {
@@ -15,7 +16,7 @@ import {
 import { type Harness, startReconcileHarness } from '../e2e/reconcile-harness.ts';
 import { lambdaContext } from '../e2e/reconcile-queues.ts';
 
-const NODES = ['n1', 'n2', 'n3', 'n4'];
+const NODES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 
 async function deadLetters(harness: Harness): Promise<{ body: string; reason: string }[]> {
   const answer = await harness.queues.sqs.send(
@@ -115,11 +116,38 @@ describe('the reconcile handler', () => {
     expect(placementOf(harness, ds.metadata?.uid ?? '')).toContain('n4');
   });
 
-  it('reports retryable failures for redelivery, skipping the rest of their group only', async () => {
+  it('sends a retryable failure back with backoff instead of holding its group for the visibility timeout', async () => {
+    harness.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
+    await harness.send(pairMessage(ds, 'n5'));
+    const first = await harness.invokeOnce();
+    harness.sim.faults.setErrorRate('create', { status: 500, rate: 0 });
+    expect(first.response.batchItemFailures).toEqual([]);
+    expect(placementOf(harness, ds.metadata?.uid ?? '')).not.toContain('n5');
+    // Back through the router after the first backoff (1 s), as a new receive.
+    const second = await harness.invokeOnce(5);
+    expect(JSON.parse(second.event.Records[0]?.body ?? '{}').cause).toMatchObject({
+      type: 'requeue',
+      attempt: 0,
+    });
+    expect(second.event.Records[0]?.attributes.ApproximateReceiveCount).toBe('1');
+    expect(placementOf(harness, ds.metadata?.uid ?? '')).toContain('n5');
+    expect(await deadLetters(harness)).toEqual([]);
+  });
+
+  it(`reports a failure for redelivery once it was sent back ${MAX_FAILURE_REQUEUES} times, skipping the rest of its group only`, async () => {
     harness.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
     const at = Date.now();
+    const spent = (message: WorkMessage): WorkMessage => ({
+      ...message,
+      cause: {
+        type: 'requeue',
+        reason: 'failed: 500',
+        attempt: MAX_FAILURE_REQUEUES - 1,
+        requestedAt: new Date(at).toISOString(),
+      },
+    });
     await harness.send(
-      pairMessage(ds, 'n1', new Date(at)),
+      spent(pairMessage(ds, 'n1', new Date(at))),
       daemonSetMessage(aDaemonSet('gone')),
       pairMessage(ds, 'n1', new Date(at + 1)),
     );
