@@ -53,7 +53,7 @@ export interface ResourceWatchOptions<R extends WatchedResource> {
   readonly stats: RelayStats;
   /** Coalesces status-only pod changes (pods only); none: every change is forwarded. */
   readonly coalescer?: StatusCoalescer;
-  /** Shared by the relay's watches: pods and DaemonSets feed it, node events take their hints from it. */
+  /** Shared by the relay's watches: every event feeds it; node and pod events take their hints from it. */
   readonly context?: RelayNodeContext;
   readonly clock?: () => Date;
   /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */

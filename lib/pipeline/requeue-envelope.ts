@@ -105,9 +105,7 @@ export function requeuedMessage(message: Readonly<WorkMessage>, reason: string, 
     attempt,
     requestedAt: now.toISOString(),
   };
-  if (message.kind === 'pair') {
-    const { hints: _hints, ...rest } = message;
-    return { ...rest, cause };
-  }
-  return { ...message, cause };
+  if (message.kind === 'daemonset') return { ...message, cause };
+  const { hints: _hints, ...rest } = message;
+  return { ...rest, cause };
 }

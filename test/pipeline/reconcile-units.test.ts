@@ -130,6 +130,14 @@ describe('requeue envelopes', () => {
     expect(once).not.toHaveProperty('hints');
     expect(once.cause).toEqual({ type: 'requeue', reason: 'backoff', attempt: 0, requestedAt: at });
     expect(requeuedMessage(once, 'again', new Date(at)).cause).toMatchObject({ attempt: 1 });
+    const node: WorkMessage = {
+      v: 1,
+      kind: 'node',
+      cause: { type: 'resync', at },
+      node: { name: 'n1' },
+      hints: { observedAt: at, node: { name: 'n1', resourceVersion: '1' }, daemonSets: [], pods: [] },
+    };
+    expect(requeuedMessage(node, 'failed', new Date(at))).not.toHaveProperty('hints');
   });
 });
 
