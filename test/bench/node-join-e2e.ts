@@ -11,13 +11,13 @@
  * store. Goal: p50 ≤ 150 ms, p99 ≤ 500 ms. Also printed: the reconciler's API requests per joined
  * (DaemonSet, node) pair, everything the DaemonSet steps did meanwhile included.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/pipeline/local-pipeline.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import type { ClusterRequest, ClusterTask } from './node-join-e2e-cluster.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -148,15 +148,6 @@ function report(setupSeconds: number, samples: readonly number[], requestsPerPai
   );
 }
 
-/** Starts the V8 profiler of this thread. */
-async function startProfiler(): Promise<Session> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return session;
-}
-
 async function main(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
@@ -173,7 +164,7 @@ async function main(): Promise<void> {
   const setupSeconds = await converge(ask, pipeline);
   const before = await ask<Samples>({ cmd: 'samples' });
   const countersBefore = pipeline.counters.snapshot();
-  const profiler = values['cpu-profile'] ? await startProfiler() : undefined;
+  const profile = await startCpuProfile(values['cpu-profile']);
   for (let i = 1; i <= JOINS; i++) {
     await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
@@ -182,10 +173,7 @@ async function main(): Promise<void> {
     (await ask<{ samples: number[] }>({ cmd: 'samples' })).samples.length >= JOINS * DAEMONSETS;
   await until('every joined node runs every DaemonSet', complete, 120_000);
   const after = await ask<Samples>({ cmd: 'samples' });
-  if (profiler && values['cpu-profile']) {
-    const { profile } = await profiler.post('Profiler.stop');
-    writeFileSync(values['cpu-profile'], JSON.stringify(profile));
-  }
+  await profile.stop();
   const requestsPerPair = (after.reconcileRequests - before.reconcileRequests) / (JOINS * DAEMONSETS);
   process.stdout.write(report(setupSeconds, after.samples, requestsPerPair));
   process.stdout.write(`  API requests during the joins: ${requestsBetween(before, after)}\n`);

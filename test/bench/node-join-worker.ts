@@ -6,8 +6,6 @@
  * step to its pod's creation. The relay runs in a worker of its own (`node-join-relay-worker.ts`),
  * so only the reconciler's requests are counted here. Posts the results.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { processRequestCounter } from '../../lib/kube/request-counter.ts';
@@ -16,6 +14,7 @@ import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
 import type { PipelineDeps } from '../../lib/pipeline/pipeline-deps.ts';
 import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 
 /** What the worker is started with. */
 export interface NodeJoinTask {
@@ -107,10 +106,7 @@ const nodeMessages = new Map<string, (message: NodeMessage) => void>();
 task.nodeMessages.on('message', (message: NodeMessage) => nodeMessages.get(message.node.name)?.(message));
 
 parentPort?.postMessage({ type: 'ready' });
-const profiler = task.cpuProfile ? new Session() : undefined;
-profiler?.connect();
-await profiler?.post('Profiler.enable');
-await profiler?.post('Profiler.start');
+const profile = await startCpuProfile(task.cpuProfile);
 const results: JoinResult[] = [];
 for (let i = 1; i <= task.joins; i++) {
   const name = `joined-${i}`;
@@ -140,10 +136,7 @@ for (let i = 1; i <= task.joins; i++) {
   });
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
 }
-if (profiler && task.cpuProfile) {
-  const { profile } = await profiler.post('Profiler.stop');
-  writeFileSync(task.cpuProfile, JSON.stringify(profile));
-}
+await profile.stop();
 task.nodeMessages.close();
 await queues.stop();
 parentPort?.postMessage({ type: 'done', results });

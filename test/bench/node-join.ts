@@ -10,8 +10,6 @@
  * would measure the 100 requests/s limit instead: about 10 ms per request). The first join runs
  * on a cold process (no cached DaemonSets or revision hashes); the others on a warm one.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -26,6 +24,7 @@ import {
   startWorker,
   waitUntil,
 } from './bench-cluster.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import type { NodeJoinRelayTask } from './node-join-relay-worker.ts';
 import type { JoinResult, NodeJoinTask } from './node-join-worker.ts';
 
@@ -79,15 +78,9 @@ try {
     [channel.port2],
   );
   await nextMessage(worker, 'ready');
-  const profiler = values['cpu-profile'] ? new Session() : undefined;
-  profiler?.connect();
-  await profiler?.post('Profiler.enable');
-  await profiler?.post('Profiler.start');
+  const profile = await startCpuProfile(values['cpu-profile']);
   const { results } = await nextMessage<{ type: 'done'; results: JoinResult[] }>(worker, 'done');
-  if (profiler && values['cpu-profile']) {
-    const { profile } = await profiler.post('Profiler.stop');
-    writeFileSync(values['cpu-profile'], JSON.stringify(profile));
-  }
+  await profile.stop();
   await worker.terminate();
   relay.postMessage({ type: 'stop' });
   await nextMessage(relay, 'stopped');

@@ -11,9 +11,8 @@
  * p99 of the per-create latency, and per create the main thread's CPU time (Linux) and busy time
  * (event-loop utilization, which also counts time the thread waited for a core).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { Session } from 'node:inspector/promises';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, type Worker, workerData } from 'node:worker_threads';
@@ -23,6 +22,7 @@ import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { aDaemonSet } from '../builders.ts';
 import { nextMessage, populateDaemonSet, quantile, startWorker } from './bench-cluster.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 
 /** What the client worker is started with. */
 interface CreateTask {
@@ -146,21 +146,13 @@ interface Measured {
 /** Waits for the client's measured batches, profiling them into `cpuProfile` when given. */
 async function measure(worker: Worker, cpuProfile: string | undefined): Promise<Measured> {
   await nextMessage(worker, 'measuring');
-  const profiler = cpuProfile ? new Session() : undefined;
-  if (profiler) {
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-  }
+  const profile = await startCpuProfile(cpuProfile);
   const before = performance.eventLoopUtilization();
   const cpuBefore = mainThreadCpuMs() ?? Number.NaN;
   const done = await nextMessage<Extract<ClientMessage, { type: 'done' }>>(worker, 'done');
   const busy = performance.eventLoopUtilization(before);
   const cpuMs = (mainThreadCpuMs() ?? Number.NaN) - cpuBefore;
-  if (profiler && cpuProfile) {
-    const { profile } = await profiler.post('Profiler.stop');
-    writeFileSync(cpuProfile, JSON.stringify(profile));
-  }
+  await profile.stop();
   return { latencies: done.latencies, failures: done.failures, cpuMs, busy };
 }
 
