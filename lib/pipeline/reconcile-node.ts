@@ -75,18 +75,23 @@ interface NodeState {
  */
 async function readNodeState(deps: PipelineDeps, nodeName: string): Promise<NodeState> {
   const [daemonSets, node, bound] = await Promise.all([
-    deps.kube.listDaemonSets({ allowStale: true }),
+    listDaemonSets(deps),
     deps.kube.getNode(nodeName),
     podsBoundTo(deps, nodeName),
   ]);
   if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
-  for (const ds of daemonSets.items) deps.cache.putDaemonSet(ds);
   const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
-  return {
-    daemonSets: daemonSets.items,
-    node,
-    podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)),
-  };
+  return { daemonSets, node, podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)) };
+}
+
+/**
+ * Every DaemonSet of the managed kind, from one LIST served from the watch cache (a DaemonSet
+ * created since gets its own step), each kept in the process cache for the hints that name it.
+ */
+async function listDaemonSets(deps: PipelineDeps): Promise<DaemonSet[]> {
+  const listed = await deps.kube.listDaemonSets({ allowStale: true });
+  for (const ds of listed.items) deps.cache.putDaemonSet(ds);
+  return listed.items;
 }
 
 /** The hinted DaemonSets from the process cache; one LIST of them all when any is missing. */
@@ -97,10 +102,7 @@ async function hintedDaemonSets(
   const cached = hints.daemonSets.map(({ uid, resourceVersion }) =>
     deps.cache.daemonSet(uid, resourceVersion),
   );
-  if (cached.every((ds) => ds !== undefined)) return cached;
-  const listed = await deps.kube.listDaemonSets({ allowStale: true });
-  for (const ds of listed.items) deps.cache.putDaemonSet(ds);
-  return listed.items;
+  return cached.every((ds) => ds !== undefined) ? cached : listDaemonSets(deps);
 }
 
 /**
@@ -117,14 +119,11 @@ async function hintedNodeState(
   if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) return undefined;
   const daemonSets = await hintedDaemonSets(deps, hints);
   const nodeName = message.node.name;
-  const podsOf = (ds: Readonly<DaemonSet>): V1Pod[] => {
-    const uid = ds.metadata?.uid;
-    const namespace = ds.metadata?.namespace ?? 'default';
-    return hints.pods
-      .filter((pod) => pod.controller?.uid === uid)
-      .map((pod) => podFromHint(pod, namespace, nodeName))
+  // Hinted pods carry no namespace: a DaemonSet's pods are in its own.
+  const podsOf = (ds: Readonly<DaemonSet>): V1Pod[] =>
+    hints.pods
+      .map((pod) => podFromHint(pod, ds.metadata?.namespace ?? 'default', nodeName))
       .filter((pod) => isControlledBy(pod, ds));
-  };
   return { daemonSets, node: nodeFromHint(hints.node), podsOf };
 }
 

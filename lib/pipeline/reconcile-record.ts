@@ -110,13 +110,11 @@ export async function reconcileRecord(
     }
     if (!isRetryable(error))
       return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
-    const attempt = message.cause.type === 'requeue' ? (message.cause.attempt ?? 0) + 1 : 0;
+    const retry = requeuedMessage(message, `failed: ${messageOf(error)}`, deps.clock());
+    const attempt = retry.cause.type === 'requeue' ? (retry.cause.attempt ?? 0) : 0;
     if (attempt >= MAX_FAILURE_REQUEUES) throw error;
     const afterSeconds = 2 ** attempt;
-    await deps.requeue.requeue(
-      requeuedMessage(message, `failed: ${messageOf(error)}`, deps.clock()),
-      afterSeconds,
-    );
+    await deps.requeue.requeue(retry, afterSeconds);
     return { type: 'retried', afterSeconds, error: messageOf(error) };
   }
 }

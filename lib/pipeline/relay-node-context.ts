@@ -81,16 +81,15 @@ export class RelayNodeContext {
       observedAt: observedAt.toISOString(),
       node: nodeHintOf(node),
       daemonSets: [...this.#daemonSets].map(([uid, { resourceVersion }]) => ({ uid, resourceVersion })),
-      pods: [...(this.#podsByNode.get(name)?.values() ?? [])],
+      pods: this.#podsOn(name),
     };
     return JSON.stringify(hints).length <= MAX_NODE_HINTS_BYTES ? hints : undefined;
   }
 
   /**
    * The hints of the pair of an event of `pod` at `resourceVersion` seen at `observedAt` (the event
-   * already followed):
-   * its DaemonSet's version, the node (null when the relay does not know it: the pair step then
-   * asks the API server) and the DaemonSet's pods on the node. The revision hash is left to the
+   * already followed): its DaemonSet's version, the node (null when the relay does not know it: the
+   * pair step then asks the API server) and the DaemonSet's pods on the node. The revision hash is left to the
    * pair step (its cache, else one LIST). Undefined for a pod without a managed controller or node.
    */
   pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date, resourceVersion?: string): PairHints | undefined {
@@ -98,7 +97,7 @@ export class RelayNodeContext {
     const node = targetNodeName(pod);
     const ds = owner === undefined ? undefined : this.#daemonSets.get(owner);
     if (ds === undefined || node === undefined) return undefined;
-    const pods = [...(this.#podsByNode.get(node)?.values() ?? [])].filter((p) => p.controller?.uid === owner);
+    const pods = this.#podsOn(node).filter((p) => p.controller?.uid === owner);
     return {
       observedAt: observedAt.toISOString(),
       daemonSet: {
@@ -109,6 +108,11 @@ export class RelayNodeContext {
       node: this.#nodes.get(node) ?? null,
       pods,
     };
+  }
+
+  /** The pod hints filed under `node`. */
+  #podsOn(node: string): PodHint[] {
+    return [...(this.#podsByNode.get(node)?.values() ?? [])];
   }
 
   #putNode(node: Readonly<V1Node>): void {

@@ -1,5 +1,6 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
@@ -26,16 +27,22 @@ describe('node and pair messages with the relay hints', () => {
   let ssd: ReturnType<typeof createDaemonSet>;
   const uid = (ds: typeof agent) => ds.metadata?.uid ?? '';
 
-  /** The hints the relay would attach to an event of node `name` now, from the cluster as it is. */
-  function relayHints(name: string, observedAt = new Date()): NodeHints {
+  /** What the relay knows when it has just listed the cluster as it is. */
+  function relayContext(): RelayNodeContext {
     const context = new RelayNodeContext();
+    context.seed('nodes', harness.sim.store.list('nodes') as unknown as V1Node[]);
     context.seed('pods', harness.sim.store.list('pods') as unknown as V1Pod[]);
     context.seed(
       'daemonsets',
       harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
     );
+    return context;
+  }
+
+  /** The hints the relay would attach to an event of node `name` now, from the cluster as it is. */
+  function relayHints(name: string, observedAt = new Date()): NodeHints {
     const node = harness.sim.nodes.get(name) as V1Node;
-    const hints = context.hintsFor(node, observedAt);
+    const hints = relayContext().hintsFor(node, observedAt);
     if (hints === undefined) throw new Error('no hints');
     return hints;
   }
@@ -58,10 +65,7 @@ describe('node and pair messages with the relay hints', () => {
   }
 
   const onNode = (ds: typeof agent, node: string) =>
-    podsOf(harness, uid(ds)).filter((pod) => pod.spec?.nodeName === node || placementOfPod(pod) === node);
-  const placementOfPod = (pod: V1Pod) =>
-    pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.[0]
-      ?.matchFields?.[0]?.values?.[0];
+    podsOf(harness, uid(ds)).filter((pod) => targetNodeName(pod) === node);
 
   beforeAll(async () => {
     harness = await startReconcileHarness({
@@ -141,13 +145,7 @@ describe('node and pair messages with the relay hints', () => {
     const [gone] = onNode(agent, 'n1');
     harness.sim.store.delete('pods', 'default', gone?.metadata?.name ?? '', { gracePeriodSeconds: 0 });
     await waitFor('pod gone', () => onNode(agent, 'n1').length === 0);
-    const context = new RelayNodeContext();
-    context.seed('nodes', harness.sim.store.list('nodes') as unknown as V1Node[]);
-    context.seed('pods', harness.sim.store.list('pods') as unknown as V1Pod[]);
-    context.seed(
-      'daemonsets',
-      harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
-    );
+    const context = relayContext();
     const deletedAt = String(Number(gone?.metadata?.resourceVersion) + 1);
     const hints = context.pairHintsFor(gone as V1Pod, new Date(), deletedAt);
     expect(hints?.pods).toEqual([]);
