@@ -84,11 +84,20 @@ export function parseRequeueEnvelope(body: string): ParseResult<'envelope', Requ
 }
 
 /**
+ * The longest wait the router holds in-process before forwarding an envelope that came early: SQS
+ * delays are whole seconds, so an envelope is delayed by its wait rounded DOWN and the router waits
+ * out the fraction. Rounding up instead delivers every delayed step up to a second late — a status
+ * refresh due at its window's end, on average half a second after it.
+ */
+export const MAX_ROUTER_HOLD_MS = 1000;
+
+/**
  * The seconds SQS should hold an envelope due at `notBefore` when sent at `now`: the remaining wait,
- * rounded up, capped at {@link MAX_SQS_DELAY_SECONDS}; 0 when it is due.
+ * rounded down (the router holds the rest, under {@link MAX_ROUTER_HOLD_MS}), capped at
+ * {@link MAX_SQS_DELAY_SECONDS}; 0 when it is due within a second.
  */
 export function delaySecondsUntil(notBefore: Date, now: Date): number {
-  const remaining = Math.ceil((notBefore.getTime() - now.getTime()) / 1000);
+  const remaining = Math.floor((notBefore.getTime() - now.getTime()) / 1000);
   return Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, remaining));
 }
 

@@ -42,6 +42,8 @@ export interface RouterDeps {
   readonly logger: Logger;
   readonly counters: RouterCounters;
   readonly clock: () => Date;
+  /** Waits `ms` (default: a timer); the router holds an envelope that came under a second early. */
+  readonly sleep?: (ms: number) => Promise<unknown>;
   /**
    * Window in which readiness changes of one DaemonSet's pods collapse into one status refresh
    * (pipeline design 9; default 2 s).

@@ -3,8 +3,9 @@
  * that must wait — a requeue of the reconciler (backoff, a terminating pod, minReadySeconds, a 429's
  * Retry-After), or a coalesced status refresh — travels through the INGRESS queue (standard,
  * per-message DelaySeconds up to 900 s). The router forwards the work message to the FIFO work queue
- * once `notBefore` has passed, and otherwise sends the envelope round again with the remaining
- * delay, so waits longer than 15 minutes are chained.
+ * once `notBefore` has passed — waiting out in-process the fraction of a second SQS's whole-second
+ * delays leave — and otherwise sends the envelope round again with the remaining delay, so waits
+ * longer than 15 minutes are chained.
  */
 import * as z from 'zod';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';
@@ -26,8 +27,8 @@ export type RoutedEnvelope = z.infer<typeof routedEnvelopeSchema>;
 
 /**
  * The ingress-queue message that delivers `message` to the work queue no earlier than `notBefore`
- * (seen from `now`): the envelope as its body and `DelaySeconds` = the wait, rounded up, at most
- * 900 (the router sends it round again for the rest).
+ * (seen from `now`): the envelope as its body and `DelaySeconds` = the wait in whole seconds, rounded
+ * down, at most 900 (the router holds the fraction, and sends it round again beyond 900).
  */
 export function requeueMessage(
   message: Readonly<WorkMessage>,

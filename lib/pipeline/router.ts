@@ -2,11 +2,13 @@
  * The router (DESIGN.md §3): turns one ingress-queue message — a trigger from the bus, or a
  * delayed work envelope — into work messages on the FIFO work queue.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';
 import { causeOfTrigger, parseTrigger } from '../messages/parse-trigger.ts';
 import type { Trigger } from '../messages/trigger.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';
 import type { OutgoingWork } from './pipeline-deps.ts';
+import { MAX_ROUTER_HOLD_MS } from './requeue-envelope.ts';
 import { routerCounterNames as names, type RouterDeps } from './router-deps.ts';
 import { routeEc2 } from './router-ec2.ts';
 import { isRequeueBody, parseRoutedEnvelope, requeueMessage } from './router-requeue.ts';
@@ -92,14 +94,19 @@ async function routeTrigger(
   }
 }
 
-/** Forwards a due requeue envelope to the work queue, or sends it round again for the rest of its wait. */
+/**
+ * Forwards a due requeue envelope to the work queue — one due within {@link MAX_ROUTER_HOLD_MS}
+ * after waiting for it — or sends it round again for the rest of its wait.
+ */
 async function routeRequeue(body: string, deps: RouterDeps): Promise<RouteOutcome> {
   const parsed = parseRoutedEnvelope(body);
   if (!parsed.ok) return unusable(deps, parsed);
   const { envelope } = parsed;
   const now = deps.clock();
   const notBefore = new Date(envelope.notBefore);
-  if (notBefore.getTime() <= now.getTime()) {
+  const early = notBefore.getTime() - now.getTime();
+  if (early <= MAX_ROUTER_HOLD_MS) {
+    if (early > 0) await (deps.sleep ?? sleep)(early);
     const { message, deduplicationId } = envelope;
     await deps.work.send([{ message, ...(deduplicationId ? { deduplicationId } : {}) }]);
     deps.counters.count(names.requeuesForwarded);

@@ -119,7 +119,8 @@ describe('requeue envelopes', () => {
 
   it.each([
     { name: 'a due envelope', notBefore: 0, expected: 0 },
-    { name: 'a wait rounded up', notBefore: 1500, expected: 2 },
+    { name: 'a wait rounded down', notBefore: 1500, expected: 1 },
+    { name: 'a wait under a second', notBefore: 999, expected: 0 },
     { name: 'a wait beyond 15 minutes', notBefore: 3600_000, expected: 900 },
   ])('delays $name by $expected s', ({ notBefore, expected }) => {
     expect(delaySecondsUntil(new Date(notBefore), new Date(0))).toBe(expected);

@@ -336,6 +336,27 @@ describe('router rules (ingress message → work queue)', () => {
     expect((await world.delayedOnIngress()) - delayedBefore).toBe(1);
   });
 
+  it('holds an envelope that came under a second early until it is due, then forwards it', async () => {
+    const message = {
+      v: 1 as const,
+      kind: 'node' as const,
+      node: { name: 'worker-3' },
+      cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
+    };
+    const now = new Date();
+    const soon = requeueMessage(message, new Date(now.getTime() + 1500), now);
+    expect(soon.delaySeconds).toBe(1);
+    const held: number[] = [];
+    const deps = { ...world.deps, sleep: async (ms: number) => held.push(ms) };
+    const early = requeueMessage(message, new Date(now.getTime() + 400), now);
+    expect(early.delaySeconds).toBeUndefined();
+    expect(await routeIngressMessage(early.body, deps)).toEqual({ type: 'forwarded' });
+    expect(held).toHaveLength(1);
+    expect(held[0]).toBeGreaterThan(0);
+    expect(held[0]).toBeLessThanOrEqual(400);
+    expect((await world.drainWork()).map((r) => describeWork(r.message))).toEqual(['node:worker-3']);
+  });
+
   it('sends one status refresh per DaemonSet and window for a burst of readiness changes', async () => {
     const recent = new RecentlySent();
     const delayedBefore = await world.delayedOnIngress();
