@@ -34,7 +34,11 @@ export interface LocalPipelineOptions {
   readonly maxReceiveCount?: number;
   /** Visibility timeout of the queues in seconds (default 30, as a function timeout would set). */
   readonly visibilityTimeoutSeconds?: number;
-  /** Concurrent router / reconcile invocations (default 4 / 8). */
+  /**
+   * Concurrent router / reconcile invocations (default 8 / 8). Lambda scales the router's pollers with
+   * the ingress queue; a router invocation may hold an envelope due within the second (see
+   * `MAX_ROUTER_HOLD_MS`), so a few pollers alone would leave triggers waiting behind it.
+   */
   readonly routerConcurrency?: number;
   readonly reconcileConcurrency?: number;
   /** Coalescing window of status refreshes in seconds (default 2). */
@@ -97,7 +101,7 @@ function startEventSources(
     ...pollerShares(options.reconcileConcurrency ?? 8).map((n) =>
       source('reconcile', queues.urls.work, parts.reconcileHandler, n),
     ),
-    ...pollerShares(options.routerConcurrency ?? 4).map((n) =>
+    ...pollerShares(options.routerConcurrency ?? 8).map((n) =>
       source('router', queues.urls.ingress, parts.routerHandler, n),
     ),
   ];

@@ -14,7 +14,7 @@ const pipeline = await startLocalPipeline({
   stateDir: data.stateDir,
   apiQps: data.clientQps,
   reconcileConcurrency: data.reconcileConcurrency,
-  routerConcurrency: 4,
+  routerConcurrency: 8,
   visibilityTimeoutSeconds: 30,
   logLevel: data.logLevel ?? 'SILENT',
   log: (line) => process.stderr.write(`${line}\n`),
