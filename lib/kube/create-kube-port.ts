@@ -28,10 +28,16 @@ export interface KubePortOptions {
 
 const watchTargets: Record<
   Exclude<WatchedResource, 'daemonsets'>,
-  { base: string; model: ModelName; kind: string }
+  { base: string; model: ModelName; kind: string; apiVersion: string }
 > = {
-  nodes: { base: '/api/v1', model: 'V1Node', kind: 'Node' },
-  pods: { base: '/api/v1', model: 'V1Pod', kind: 'Pod' },
+  nodes: { base: '/api/v1', model: 'V1Node', kind: 'Node', apiVersion: 'v1' },
+  pods: { base: '/api/v1', model: 'V1Pod', kind: 'Pod', apiVersion: 'v1' },
+  controllerrevisions: {
+    base: '/apis/apps/v1',
+    model: 'V1ControllerRevision',
+    kind: 'ControllerRevision',
+    apiVersion: 'apps/v1',
+  },
 };
 
 function watchRequestFor(
@@ -48,7 +54,7 @@ function watchRequestFor(
           kind: 'DaemonSet',
           apiVersion: kind,
         }
-      : { ...watchTargets[resource], apiVersion: 'v1' };
+      : watchTargets[resource];
   // Nodes are cluster-scoped; the others are watched in one namespace or in all of them.
   const scope =
     options.namespace && resource !== 'nodes' ? `/namespaces/${encodeURIComponent(options.namespace)}` : '';

@@ -59,14 +59,21 @@ export interface DeleteOptions {
   readonly gracePeriodSeconds?: number;
 }
 
-/** The resources the relay watches. `daemonsets` is the managed kind. */
-export type WatchedResource = 'nodes' | 'pods' | 'daemonsets';
+/**
+ * The resources the relay watches. `daemonsets` is the managed kind. Changes of the first three
+ * become triggers ({@link TriggeringResource}); ControllerRevisions only feed the relay's hints.
+ */
+export type WatchedResource = 'nodes' | 'pods' | 'daemonsets' | 'controllerrevisions';
+
+/** The watched resources whose changes become triggers. */
+export type TriggeringResource = Exclude<WatchedResource, 'controllerrevisions'>;
 
 /** The object type of each watched resource. */
 export interface WatchedObjects {
   nodes: V1Node;
   pods: V1Pod;
   daemonsets: DaemonSet;
+  controllerrevisions: V1ControllerRevision;
 }
 
 /** Which changes to watch. */
@@ -133,9 +140,9 @@ export interface KubePort {
    */
   patchPodOwnerReferences(patch: OwnerReferencesPatch): Promise<V1Pod>;
 
-  /** ControllerRevisions in `namespace`. */
+  /** ControllerRevisions in `namespace`, or in every namespace when it is undefined. */
   listControllerRevisions(
-    namespace: string,
+    namespace: string | undefined,
     options?: ListOptions,
   ): Promise<ListResult<V1ControllerRevision>>;
   /** Creates the revision; AlreadyExistsError when the name is taken. */

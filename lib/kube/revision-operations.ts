@@ -20,9 +20,12 @@ const REVISION = ['apps/v1', 'ControllerRevision'] as const;
 export function revisionOperations({ apps, core }: KubeApis): RevisionAndEventMethods {
   return {
     async listControllerRevisions(namespace, options) {
-      const doing = `listing controller revisions in namespace ${namespace}${options?.labelSelector ? ` matching ${options.labelSelector}` : ''}`;
+      const where = namespace === undefined ? 'in all namespaces' : `in namespace ${namespace}`;
+      const doing = `listing controller revisions ${where}${options?.labelSelector ? ` matching ${options.labelSelector}` : ''}`;
       const list = await kubeCall(doing, () =>
-        apps.listNamespacedControllerRevision({ namespace, ...listParameters(options) }),
+        namespace === undefined
+          ? apps.listControllerRevisionForAllNamespaces(listParameters(options))
+          : apps.listNamespacedControllerRevision({ namespace, ...listParameters(options) }),
       );
       return listResultOf(list, ...REVISION);
     },

@@ -7,7 +7,10 @@
  * version of every managed DaemonSet — what upstream's controller reads from its informers. The
  * `node` step then:
  * 1. takes each DaemonSet from the per-process cache keyed by `uid` + `resourceVersion` (exact: an
- *    object at a given version never changes); any miss costs one LIST of DaemonSets for them all;
+ *    object at a given version never changes), else from the hints themselves, which carry every
+ *    DaemonSet whole when they fit; any miss costs one LIST of DaemonSets for them all; and its
+ *    revision hash from the hints (the relay watches ControllerRevisions), else from its cache or one
+ *    LIST of revisions;
  * 2. rebuilds the node and pods with `nodeFromHint` / `podFromHint`, plans with `lib/core`, executes.
  * Stale hints are as safe as a pair's (see `pair-hints.ts`): creates use deterministic pod names
  * (409 AlreadyExists = done), deletes carry the hinted `uid` + `resourceVersion` preconditions (409
@@ -27,7 +30,22 @@ export const MAX_NODE_HINTS_BYTES = 48 * 1024;
 export const daemonSetVersionSchema = z.object({
   uid: z.string().min(1),
   resourceVersion: z.string().min(1),
+  /**
+   * The controller-revision-hash of its new pods at that version, as the ControllerRevisions the
+   * relay watches say (absent when the relay does not know them: the step then asks its cache, else
+   * lists them).
+   */
+  revisionHash: z.string().min(1).max(63).optional(),
+  /**
+   * The DaemonSet itself at that version, as the API server sends it less its managedFields: present
+   * when every managed DaemonSet fits in the hints, so that even a process with an empty cache plans
+   * without a read. The step uses it only when its uid and resourceVersion are the entry's.
+   */
+  object: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** A managed DaemonSet as the relay last saw it. */
+export type DaemonSetVersion = z.infer<typeof daemonSetVersionSchema>;
 
 /** The hints of a `node` message. */
 export const nodeHintsSchema = z.object({

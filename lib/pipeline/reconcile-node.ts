@@ -9,7 +9,8 @@ import { isControlledBy } from '../core/controller-ref.ts';
 import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { planPair } from '../core/pair-plan.ts';
-import type { NodeHints } from '../messages/node-hints.ts';
+import { fromJson } from '../kube/object-codec.ts';
+import type { DaemonSetVersion, NodeHints } from '../messages/node-hints.ts';
 import { nodeFromHint, podFromHint } from '../messages/pair-hints.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
@@ -94,15 +95,35 @@ async function listDaemonSets(deps: PipelineDeps): Promise<DaemonSet[]> {
   return listed.items;
 }
 
-/** The hinted DaemonSets from the process cache; one LIST of them all when any is missing. */
+/**
+ * The hinted DaemonSets from the process cache, else from the hints themselves; one LIST of them all
+ * when any is missing. The hinted revision hashes go to the cache with the DaemonSets they are of.
+ */
 async function hintedDaemonSets(
   deps: PipelineDeps,
   hints: Readonly<NodeHints>,
 ): Promise<readonly DaemonSet[]> {
-  const cached = hints.daemonSets.map(({ uid, resourceVersion }) =>
-    deps.cache.daemonSet(uid, resourceVersion),
+  const found = hints.daemonSets.map(
+    (entry) => deps.cache.daemonSet(entry.uid, entry.resourceVersion) ?? daemonSetFromHint(deps, entry),
   );
-  return cached.every((ds) => ds !== undefined) ? cached : listDaemonSets(deps);
+  const daemonSets = found.every((ds) => ds !== undefined) ? found : await listDaemonSets(deps);
+  for (const { uid, resourceVersion, revisionHash } of hints.daemonSets) {
+    const ds = daemonSets.find(
+      (d) => d.metadata?.uid === uid && d.metadata.resourceVersion === resourceVersion,
+    );
+    if (ds !== undefined && revisionHash !== undefined) deps.cache.putRevisionHash(ds, revisionHash);
+  }
+  return daemonSets;
+}
+
+/** The DaemonSet a hint carries whole, cached; undefined when it carries none or another one. */
+function daemonSetFromHint(deps: PipelineDeps, entry: Readonly<DaemonSetVersion>): DaemonSet | undefined {
+  if (entry.object === undefined) return undefined;
+  const ds = fromJson<DaemonSet>(structuredClone(entry.object), 'V1DaemonSet');
+  if (ds.metadata?.uid !== entry.uid || ds.metadata.resourceVersion !== entry.resourceVersion)
+    return undefined;
+  deps.cache.putDaemonSet(ds);
+  return ds;
 }
 
 /**
@@ -129,9 +150,10 @@ async function hintedNodeState(
 
 /**
  * Reconciles every managed DaemonSet on the node `message` names, planned from the relay's hints
- * when the message has usable ones (no request before the writes in a warm process), else read (one
- * LIST of DaemonSets, one GET of the node, one LIST of its pods); then the revision hashes (cached,
- * else one LIST per namespace), then each pair planned and executed directly, concurrently. A pair
+ * when the message has usable ones (no request before the writes when they carry the DaemonSets and
+ * their revision hashes, or the process has them cached), else read (one LIST of DaemonSets, one GET
+ * of the node, one LIST of its pods); then the revision hashes (hinted or cached, else one LIST per
+ * namespace), then each pair planned and executed directly, concurrently. A pair
  * whose delete meets a Conflict is handed to the pair step (fresh read). A node that is gone gets
  * its daemon pods deleted, the unbound ones included.
  */

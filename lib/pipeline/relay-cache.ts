@@ -2,7 +2,7 @@
  * What the relay remembers of each watched object: its decision-relevant facets at its last seen
  * resourceVersion, so that an update can be told apart from a no-op.
  */
-import type { WatchEvent, WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource, WatchEvent, WatchedObjects } from '../kube/kube-port.ts';
 import { changedFacets, type Facets, facetsOf } from './relay-changes.ts';
 import { compareResourceVersions } from './relay-resource-version.ts';
 
@@ -41,7 +41,7 @@ function uidOf(object: unknown): string {
  * (see `compareResourceVersions`; when versions cannot be ordered, every first event is forwarded).
  * After a cold start the watch starts at the LIST's own version, so every event is newer and exact.
  */
-export class RelayObjectCache<R extends WatchedResource> {
+export class RelayObjectCache<R extends TriggeringResource> {
   private readonly entries = new Map<string, Entry>();
 
   constructor(readonly resource: R) {}

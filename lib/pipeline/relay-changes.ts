@@ -18,7 +18,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { isPodReady } from '../core/pod-availability.ts';
-import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource, WatchedObjects } from '../kube/kube-port.ts';
 
 /** An object reduced to its decision-relevant facets, by facet name. */
 export type Facets = Readonly<Record<string, string>>;
@@ -64,7 +64,7 @@ function daemonSetFacets(ds: Readonly<DaemonSet>): Facets {
 }
 
 /** The decision-relevant facets of `object`, a `resource` object. */
-export function facetsOf<R extends WatchedResource>(
+export function facetsOf<R extends TriggeringResource>(
   resource: R,
   object: Readonly<WatchedObjects[R]>,
 ): Facets {

@@ -7,14 +7,14 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import type { WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import { managedKinds } from '../kube/managed-kind.ts';
 
 /** The versions to resume from, per watched resource, and the managed kind they were watched for. */
 export interface RelayCheckpoint {
   readonly managedKind: ManagedKind;
-  readonly resourceVersions: Readonly<Partial<Record<WatchedResource, string>>>;
+  readonly resourceVersions: Readonly<Partial<Record<TriggeringResource, string>>>;
   /** When it was written (for operators reading the parameter). */
   readonly savedAt?: string;
 }

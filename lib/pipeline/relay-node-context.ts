@@ -1,14 +1,17 @@
 /**
  * What the relay knows around each node: its scheduling facts, everynode's pods by the node they
- * target and the version of every managed DaemonSet, fed by the relay's watches, so a node event can
- * carry the hints of `node-hints.ts` and a pod event the hints of its pair (`pair-hints.ts`). A view
- * as fresh as the relay's watches, like upstream's informers.
+ * target, every managed DaemonSet and the ControllerRevisions, fed by the relay's watches, so a node
+ * event can carry the hints of `node-hints.ts` and a pod event the hints of its pair
+ * (`pair-hints.ts`). A view as fresh as the relay's watches, like upstream's informers.
  */
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
+import type { DaemonSet } from '../core/daemon-set.ts';
+import { planRevisions } from '../core/revision-history.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
-import { MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
+import { toJson } from '../kube/object-codec.ts';
+import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
 import {
   type NodeHint,
   nodeHintOf,
@@ -21,26 +24,35 @@ import type { ObjectEvent } from './relay-cache.ts';
 interface Identity {
   uid?: string;
   resourceVersion?: string;
-  generation?: number;
-}
-
-/** A managed DaemonSet's version as last seen. */
-interface DaemonSetVersion {
-  readonly resourceVersion: string;
-  readonly generation?: number;
+  namespace?: string;
 }
 
 function identity(object: unknown): Identity {
   return (object as { metadata?: Identity }).metadata ?? {};
 }
 
-/** Node hints by name, pod hints by target node, and DaemonSet versions by uid. */
+/** A DaemonSet's current revision hash, as of its version and its namespace's revisions' version. */
+interface KnownHash {
+  readonly resourceVersion: string;
+  readonly revisionsVersion: number;
+  readonly hash: string;
+}
+
+/**
+ * Node hints by name, pod hints by target node, DaemonSets by uid, and ControllerRevisions by
+ * namespace (once watched: a relay that does not watch them hints no revision hash).
+ */
 export class RelayNodeContext {
   readonly #nodes = new Map<string, NodeHint>();
   readonly #podsByNode = new Map<string, Map<string, PodHint>>();
   /** The node each pod uid was filed under, to move or drop it. */
   readonly #nodeOfPod = new Map<string, string>();
-  readonly #daemonSets = new Map<string, DaemonSetVersion>();
+  readonly #daemonSets = new Map<string, DaemonSet>();
+  /** ControllerRevisions by namespace and uid; undefined until listed. */
+  #revisions: Map<string, Map<string, V1ControllerRevision>> | undefined;
+  /** A counter per namespace, moved by every change of its revisions. */
+  readonly #revisionsVersion = new Map<string, number>();
+  readonly #hashes = new Map<string, KnownHash>();
 
   /** Replaces what is known of `resource` by its listed `objects`. */
   seed<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void {
@@ -53,7 +65,11 @@ export class RelayNodeContext {
       for (const pod of objects) this.#putPod(pod as V1Pod);
     } else if (resource === 'daemonsets') {
       this.#daemonSets.clear();
-      for (const ds of objects) this.#putDaemonSet(ds);
+      for (const ds of objects) this.#putDaemonSet(ds as DaemonSet);
+    } else if (resource === 'controllerrevisions') {
+      this.#revisions = new Map();
+      this.#hashes.clear();
+      for (const revision of objects) this.#putRevision(revision as V1ControllerRevision);
     }
   }
 
@@ -67,23 +83,31 @@ export class RelayNodeContext {
       else this.#putPod(event.object as V1Pod);
     } else if (resource === 'daemonsets') {
       if (event.type === 'DELETED') this.#daemonSets.delete(identity(event.object).uid ?? '');
-      else this.#putDaemonSet(event.object);
+      else this.#putDaemonSet(event.object as DaemonSet);
+    } else if (resource === 'controllerrevisions') {
+      if (event.type === 'DELETED') this.#dropRevision(event.object as V1ControllerRevision);
+      else this.#putRevision(event.object as V1ControllerRevision);
     }
   }
 
   /**
-   * The hints for an event of `node` seen at `observedAt`, or undefined when they would exceed
-   * {@link MAX_NODE_HINTS_BYTES} (the `node` step then reads instead).
+   * The hints for an event of `node` seen at `observedAt`: with every DaemonSet whole when they all
+   * fit in {@link MAX_NODE_HINTS_BYTES}, else with their versions only; undefined when even those
+   * exceed it (the `node` step then reads instead).
    */
   hintsFor(node: Readonly<V1Node>, observedAt: Date): NodeHints | undefined {
     const name = node.metadata?.name ?? '';
-    const hints: NodeHints = {
+    const daemonSets = [...this.#daemonSets.values()];
+    const hints = (versions: DaemonSetVersion[]): NodeHints => ({
       observedAt: observedAt.toISOString(),
       node: nodeHintOf(node),
-      daemonSets: [...this.#daemonSets].map(([uid, { resourceVersion }]) => ({ uid, resourceVersion })),
+      daemonSets: versions,
       pods: this.#podsOn(name),
-    };
-    return JSON.stringify(hints).length <= MAX_NODE_HINTS_BYTES ? hints : undefined;
+    });
+    const whole = hints(daemonSets.map((ds) => ({ ...this.#versionOf(ds), object: objectHintOf(ds) })));
+    if (JSON.stringify(whole).length <= MAX_NODE_HINTS_BYTES) return whole;
+    const slim = hints(daemonSets.map((ds) => this.#versionOf(ds)));
+    return JSON.stringify(slim).length <= MAX_NODE_HINTS_BYTES ? slim : undefined;
   }
 
   /**
@@ -98,11 +122,14 @@ export class RelayNodeContext {
     const ds = owner === undefined ? undefined : this.#daemonSets.get(owner);
     if (ds === undefined || node === undefined) return undefined;
     const pods = this.#podsOn(node).filter((p) => p.controller?.uid === owner);
+    const { generation } = ds.metadata ?? {};
+    const revisionHash = this.#revisionHashOf(ds);
     return {
       observedAt: observedAt.toISOString(),
       daemonSet: {
-        resourceVersion: ds.resourceVersion,
-        ...(ds.generation !== undefined ? { generation: ds.generation } : {}),
+        resourceVersion: ds.metadata?.resourceVersion ?? '',
+        ...(generation !== undefined ? { generation } : {}),
+        ...(revisionHash !== undefined ? { revisionHash } : {}),
       },
       ...(resourceVersion ? { podsResourceVersion: resourceVersion } : {}),
       node: this.#nodes.get(node) ?? null,
@@ -120,10 +147,54 @@ export class RelayNodeContext {
     if (name) this.#nodes.set(name, nodeHintOf(node));
   }
 
-  #putDaemonSet(ds: unknown): void {
-    const { uid, resourceVersion, generation } = identity(ds);
-    if (uid && resourceVersion)
-      this.#daemonSets.set(uid, { resourceVersion, ...(generation !== undefined ? { generation } : {}) });
+  #putDaemonSet(ds: Readonly<DaemonSet>): void {
+    const { uid, resourceVersion } = identity(ds);
+    if (uid && resourceVersion) this.#daemonSets.set(uid, ds);
+  }
+
+  #versionOf(ds: Readonly<DaemonSet>): DaemonSetVersion {
+    const revisionHash = this.#revisionHashOf(ds);
+    return {
+      uid: ds.metadata?.uid ?? '',
+      resourceVersion: ds.metadata?.resourceVersion ?? '',
+      ...(revisionHash !== undefined ? { revisionHash } : {}),
+    };
+  }
+
+  /**
+   * The controller-revision-hash of `ds`'s new pods as its namespace's ControllerRevisions say (the
+   * matching revision's, or the one its DaemonSet step will create), remembered until either moves;
+   * undefined before the revisions were listed.
+   */
+  #revisionHashOf(ds: Readonly<DaemonSet>): string | undefined {
+    if (this.#revisions === undefined) return undefined;
+    const { uid = '', resourceVersion = '', namespace = 'default' } = ds.metadata ?? {};
+    const revisionsVersion = this.#revisionsVersion.get(namespace) ?? 0;
+    const known = this.#hashes.get(uid);
+    if (known?.resourceVersion === resourceVersion && known.revisionsVersion === revisionsVersion)
+      return known.hash;
+    const revisions = [...(this.#revisions.get(namespace)?.values() ?? [])];
+    const hash = planRevisions(ds, revisions, []).currentHash;
+    this.#hashes.set(uid, { resourceVersion, revisionsVersion, hash });
+    return hash;
+  }
+
+  #putRevision(revision: Readonly<V1ControllerRevision>): void {
+    const { uid, namespace = 'default' } = identity(revision);
+    if (!uid || this.#revisions === undefined) return;
+    let inNamespace = this.#revisions.get(namespace);
+    if (inNamespace === undefined) {
+      inNamespace = new Map();
+      this.#revisions.set(namespace, inNamespace);
+    }
+    inNamespace.set(uid, revision);
+    this.#revisionsVersion.set(namespace, (this.#revisionsVersion.get(namespace) ?? 0) + 1);
+  }
+
+  #dropRevision(revision: Readonly<V1ControllerRevision>): void {
+    const { uid = '', namespace = 'default' } = identity(revision);
+    this.#revisions?.get(namespace)?.delete(uid);
+    this.#revisionsVersion.set(namespace, (this.#revisionsVersion.get(namespace) ?? 0) + 1);
   }
 
   #putPod(pod: Readonly<V1Pod>): void {
@@ -148,4 +219,24 @@ export class RelayNodeContext {
     pods?.delete(uid);
     if (pods?.size === 0) this.#podsByNode.delete(node);
   }
+}
+
+const objectHints = new WeakMap<Readonly<DaemonSet>, Record<string, unknown>>();
+
+/**
+ * `ds` as the API server sends it, less its managedFields (bookkeeping no step reads); made once per
+ * watched version.
+ */
+function objectHintOf(ds: Readonly<DaemonSet>): Record<string, unknown> {
+  const known = objectHints.get(ds);
+  if (known !== undefined) return known;
+  const json = toJson(ds, 'V1DaemonSet');
+  const metadata = json.metadata as Record<string, unknown> | undefined;
+  let hint = json;
+  if (metadata?.managedFields !== undefined) {
+    const { managedFields: _, ...rest } = metadata;
+    hint = { ...json, metadata: rest };
+  }
+  objectHints.set(ds, hint);
+  return hint;
 }

@@ -5,11 +5,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryable } from '../errors/everynode-error.ts';
-import type { WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource } from '../kube/kube-port.ts';
 import type { BusEvent, EventBus } from '../queue/event-bus.ts';
 
 /** How far each watch has got: the resourceVersion of its last event or bookmark. */
-export type WatchPositions = Partial<Record<WatchedResource, string>>;
+export type WatchPositions = Partial<Record<TriggeringResource, string>>;
 
 /** Options of {@link RelayPublisher}. */
 export interface RelayPublisherOptions {
@@ -50,7 +50,7 @@ export class RelayPublisher {
   }
 
   /** Queues `event` (when given) and moves `resource`'s position to `resourceVersion`. */
-  add(event: BusEvent | undefined, resource?: WatchedResource, resourceVersion?: string): void {
+  add(event: BusEvent | undefined, resource?: TriggeringResource, resourceVersion?: string): void {
     if (resource !== undefined && resourceVersion !== undefined) this.seen[resource] = resourceVersion;
     if (event !== undefined) this.pending.push(event);
     this.schedule();

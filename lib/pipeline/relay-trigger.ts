@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
-import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource, WatchedObjects } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { WatchedKind } from '../messages/message-cause.ts';
 import type { NodeHints } from '../messages/node-hints.ts';
@@ -19,7 +19,11 @@ import {
 import type { BusEvent } from '../queue/event-bus.ts';
 import type { ObjectEvent } from './relay-cache.ts';
 
-const kinds: Record<WatchedResource, WatchedKind> = { nodes: 'Node', pods: 'Pod', daemonsets: 'DaemonSet' };
+const kinds: Record<TriggeringResource, WatchedKind> = {
+  nodes: 'Node',
+  pods: 'Pod',
+  daemonsets: 'DaemonSet',
+};
 
 function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 'nodeName'> {
   const ref = controllerOf(pod);
@@ -36,7 +40,7 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
  * the relay's hints, if any: of the node for a node, of the pod's pair for a pod.
  */
-export function watchDetailOf<R extends WatchedResource>(
+export function watchDetailOf<R extends TriggeringResource>(
   resource: R,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],

@@ -8,7 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL } from '../core/daemon-set.ts';
 import { GoneError } from '../kube/kube-api-errors.ts';
-import type { KubePort, ListResult, WatchEvent, WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import type {
+  KubePort,
+  ListResult,
+  TriggeringResource,
+  WatchEvent,
+  WatchedObjects,
+  WatchedResource,
+} from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { PipelineLogger } from './pipeline-deps.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
@@ -18,7 +25,10 @@ import type { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-trigger.ts';
 
 /** The KubePort methods the relay uses. */
-export type RelayKube = Pick<KubePort, 'listNodes' | 'listPods' | 'listDaemonSets' | 'watch'>;
+export type RelayKube = Pick<
+  KubePort,
+  'listNodes' | 'listPods' | 'listDaemonSets' | 'listControllerRevisions' | 'watch'
+>;
 
 /**
  * Label selector of the pods the relay watches: those everynode created (they carry the DaemonSet
@@ -71,6 +81,7 @@ async function listAll<R extends WatchedResource>(
     const paged = cont === undefined ? options : { ...options, continue: cont };
     if (resource === 'nodes') return kube.listNodes(paged);
     if (resource === 'pods') return kube.listPods({ ...paged, labelSelector: WATCHED_POD_SELECTOR });
+    if (resource === 'controllerrevisions') return kube.listControllerRevisions(undefined, paged);
     return kube.listDaemonSets(paged);
   };
   const first = await page(undefined);
@@ -92,14 +103,18 @@ async function listAll<R extends WatchedResource>(
  * starts at the checkpoint, so the changes made while no relay watched are replayed; without it the
  * watch starts at the LIST. After 410 Gone it relists, watches from the new list, and publishes a
  * resync trigger: the changes between the lost version and the list are unknown.
+ *
+ * ControllerRevisions only feed the relay's context (the revision hashes of its hints): their
+ * events are no triggers, a relist of them asks for no resync, and they are not checkpointed.
  */
 export class ResourceWatch<R extends WatchedResource> {
-  private readonly cache: RelayObjectCache<R>;
+  /** The facets of each object, for a resource whose changes become triggers. */
+  private readonly cache: RelayObjectCache<TriggeringResource> | undefined;
   private position = '';
   private listedAt = '';
 
   constructor(private readonly options: Readonly<ResourceWatchOptions<R>>) {
-    this.cache = new RelayObjectCache(options.resource);
+    this.cache = isTriggering(options.resource) ? new RelayObjectCache(options.resource) : undefined;
   }
 
   /** The resource watched. */
@@ -168,19 +183,28 @@ export class ResourceWatch<R extends WatchedResource> {
   }
 }
 
-/** Feeds one event to the cache and the publisher; returns the new position. */
+/** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
+function isTriggering(resource: WatchedResource): resource is TriggeringResource {
+  return resource !== 'controllerrevisions';
+}
+
+/**
+ * Feeds one event to the context, the cache and the publisher (the context only, without a cache);
+ * returns the new position.
+ */
 function handle<R extends WatchedResource>(
   options: Readonly<ResourceWatchOptions<R>>,
-  cache: RelayObjectCache<R>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
   event: WatchEvent<WatchedObjects[R]>,
 ): string {
-  if (event.type === 'BOOKMARK') {
+  const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
+  if (objectEvent) options.context?.observe(options.resource, objectEvent);
+  if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
+  if (objectEvent === undefined) {
     options.publisher.add(undefined, options.resource, event.resourceVersion);
     return event.resourceVersion;
   }
-  const objectEvent = event as ObjectEvent<WatchedObjects[R]>;
-  options.context?.observe(options.resource, objectEvent);
-  const verdict = cache.observe(objectEvent);
+  const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
   const at = now(options);
   const coalesced =
     verdict.forward &&
@@ -229,13 +253,13 @@ function hintsOf<R extends WatchedResource>(
  */
 async function relist<R extends WatchedResource>(
   options: Readonly<ResourceWatchOptions<R>>,
-  cache: RelayObjectCache<R>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
   reason: string | undefined,
 ): Promise<string> {
   const list = await listAll(options.kube, options.resource);
-  cache.seed(list.items);
+  cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
   options.context?.seed(options.resource, list.items);
-  if (reason !== undefined) {
+  if (reason !== undefined && cache !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
       objects: list.items.length,

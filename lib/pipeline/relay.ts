@@ -1,9 +1,10 @@
 /**
  * The relay (DESIGN.md §3): LIST+WATCH of nodes, everynode's pods and the managed DaemonSets,
  * forwarding every decision-relevant change to the trigger bus in batches, and checkpointing how
- * far it got so that the next relay (a restart, the next scheduled run on AWS) resumes there.
+ * far it got so that the next relay (a restart, the next scheduled run on AWS) resumes there; and
+ * of ControllerRevisions, for the revision hashes its hints carry.
  */
-import type { WatchedResource } from '../kube/kube-port.ts';
+import type { TriggeringResource, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { EventBus } from '../queue/event-bus.ts';
 import type { PipelineLogger } from './pipeline-deps.ts';
@@ -14,8 +15,14 @@ import { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent } from './relay-trigger.ts';
 import { type RelayKube, type RelayStats, ResourceWatch } from './relay-watch.ts';
 
-/** The resources the relay watches. */
-export const RELAYED_RESOURCES: readonly WatchedResource[] = ['nodes', 'pods', 'daemonsets'];
+/** The resources whose changes the relay forwards as triggers (and checkpoints). */
+export const RELAYED_RESOURCES: readonly TriggeringResource[] = ['nodes', 'pods', 'daemonsets'];
+
+/**
+ * The resources the relay watches for its hints only: ControllerRevisions, whose current one per
+ * DaemonSet names the revision hash of its new pods. Listed afresh at every start, not checkpointed.
+ */
+export const HINT_RESOURCES: readonly WatchedResource[] = ['controllerrevisions'];
 
 /** Options of {@link startRelay}. */
 export interface RelayOptions {
@@ -50,7 +57,7 @@ export interface Relay {
 function resumePoints(
   checkpoint: RelayCheckpoint | undefined,
   managedKind: ManagedKind,
-): Partial<Record<WatchedResource, string>> {
+): Partial<Record<TriggeringResource, string>> {
   // A checkpoint taken while managing the other kind names versions of another DaemonSet resource.
   if (checkpoint === undefined || checkpoint.managedKind !== managedKind) return {};
   return checkpoint.resourceVersions;
@@ -104,7 +111,10 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
   const watches = RELAYED_RESOURCES.map(
     (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: resume[resource] }),
   );
-  await Promise.all(watches.map((watch) => watch.start()));
+  const hintWatches = HINT_RESOURCES.map(
+    (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: undefined }),
+  );
+  await Promise.all([...watches, ...hintWatches].map((watch) => watch.start()));
   const cold = RELAYED_RESOURCES.filter((resource) => resume[resource] === undefined);
   if (cold.length > 0) {
     publisher.add(resyncTriggerEvent(`relay started without a checkpoint for ${cold.join(', ')}`, clock()));
@@ -112,7 +122,7 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
   // The start positions, published with the resync above: a checkpoint never drops a resource.
   for (const watch of watches) publisher.add(undefined, watch.resource, watch.startPosition);
   const checkpointer = new Checkpointer(options, publisher);
-  const running = Promise.all(watches.map((watch) => watch.run()));
+  const running = Promise.all([...watches, ...hintWatches].map((watch) => watch.run()));
   const done = superviseRelay(running, publisher, checkpointer, controller, options);
   done.catch(() => undefined);
   return {

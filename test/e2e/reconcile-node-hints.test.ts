@@ -1,9 +1,10 @@
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
+import { DaemonSetCache } from '../../lib/pipeline/daemon-set-cache.ts';
 import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
 import { reconcilePair } from '../../lib/pipeline/reconcile-pair.ts';
 import { RelayNodeContext } from '../../lib/pipeline/relay-node-context.ts';
@@ -35,6 +36,10 @@ describe('node and pair messages with the relay hints', () => {
     context.seed(
       'daemonsets',
       harness.sim.store.list(daemonSetKey(harness.managedKind)) as unknown as DaemonSet[],
+    );
+    context.seed(
+      'controllerrevisions',
+      harness.sim.store.list('apps/controllerrevisions') as unknown as V1ControllerRevision[],
     );
     return context;
   }
@@ -118,12 +123,29 @@ describe('node and pair messages with the relay hints', () => {
     expect(onNode(agent, 'n5')).toHaveLength(1);
   });
 
-  it('a DaemonSet version the process has not seen costs one LIST of DaemonSets', async () => {
+  it('a process with nothing cached plans from the hints alone: the DaemonSets and revision hashes they carry', async () => {
+    harness.sim.nodes.add('n8', { labels: { disk: 'ssd' } });
+    const cold = { ...harness.deps, cache: new DaemonSetCache() };
+    harness.sim.counters.reset();
+    await reconcileNode(cold, hinted('n8', relayHints('n8')));
+    await cold.events.flush();
+    const requests = harness.sim.counters.snapshot().map((entry) => `${entry.verb} ${entry.resource}`);
+    expect(requests.sort()).toEqual(['create events', 'create pods']);
+    expect(harness.sim.counters.total()).toBe(4);
+    expect(onNode(agent, 'n8')).toHaveLength(1);
+    // The pods carry the hash the DaemonSet step gave the others.
+    const hashOf = (pod: V1Pod | undefined) => pod?.metadata?.labels?.['controller-revision-hash'];
+    expect(hashOf(onNode(ssd, 'n8')[0])).toBe(hashOf(onNode(ssd, 'n2')[0]));
+  });
+
+  it('a DaemonSet version the process has not seen, with hints too large to carry it, costs one LIST of DaemonSets', async () => {
     harness.sim.store.mutate(daemonSetKey(harness.managedKind), 'default', 'agent', (ds) => {
       ds.metadata = { ...ds.metadata, annotations: { ...ds.metadata?.annotations, touched: 'yes' } };
     });
     harness.sim.nodes.add('n6');
-    const requests = await step(hinted('n6', relayHints('n6')));
+    const hints = relayHints('n6');
+    const slim = { ...hints, daemonSets: hints.daemonSets.map(({ object: _, ...version }) => version) };
+    const requests = await step(hinted('n6', slim));
     expect(requests['list apps/daemonsets'] ?? requests['list everynode.dev/daemonsets']).toBe(1);
     expect(requests['get nodes']).toBeUndefined();
     expect(onNode(agent, 'n6')).toHaveLength(1);

@@ -2,7 +2,7 @@
  * The real adapter against the simulated cluster (lib/sim) over HTTP: the requests the pipeline
  * makes, and the guards it relies on, as a real API server answers them.
  */
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1DaemonSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
@@ -188,6 +188,41 @@ describe('KubePort against the simulated cluster', () => {
     expect(added?.type === 'ADDED' && (added.object as { metadata?: { name?: string } }).metadata?.name).toBe(
       'late-node',
     );
+  });
+
+  it('lists ControllerRevisions in every namespace and watches them', async () => {
+    const port = portFor('apps/v1');
+    const { resourceVersion } = await port.listControllerRevisions(undefined);
+    const controller = new AbortController();
+    const seen: WatchEvent<V1ControllerRevision>[] = [];
+    const watching = (async () => {
+      for await (const event of port.watch('controllerrevisions', {
+        resourceVersion,
+        timeoutSeconds: 5,
+        signal: controller.signal,
+      })) {
+        seen.push(event);
+        if (event.type === 'ADDED') controller.abort();
+      }
+    })();
+    cluster.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
+    const revision = {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name: 'elsewhere-rev1', namespace: 'other' },
+      data: {},
+      revision: 1,
+    };
+    await port.createControllerRevision(revision);
+    await watching;
+    const all = await port.listControllerRevisions(undefined);
+    expect(all.items.map((r) => `${r.metadata?.namespace}/${r.metadata?.name}`)).toContain(
+      'other/elsewhere-rev1',
+    );
+    expect(all.items[0]?.kind).toBe('ControllerRevision');
+    const added = seen.find((e) => e.type === 'ADDED');
+    expect(added?.type === 'ADDED' && added.object.metadata?.name).toBe('elsewhere-rev1');
+    expect(added?.type === 'ADDED' && added.object.apiVersion).toBe('apps/v1');
   });
 
   it('counts exactly the requests the API server saw from it', () => {

@@ -1,5 +1,6 @@
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { controllerRevisionFor } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import { MAX_NODE_HINTS_BYTES } from '../../lib/messages/node-hints.ts';
@@ -49,8 +50,8 @@ describe('RelayNodeContext', () => {
 
     const updated = withVersion(agent, '8') as DaemonSet;
     context.observe('daemonsets', { type: 'MODIFIED', object: updated, resourceVersion: '8' });
-    expect(context.hintsFor(aNode('n1'), at)?.daemonSets).toEqual([
-      { uid: 'ds-agent', resourceVersion: '8' },
+    expect(context.hintsFor(aNode('n1'), at)?.daemonSets).toMatchObject([
+      { uid: 'ds-agent', resourceVersion: '8', object: { metadata: { resourceVersion: '8' } } },
     ]);
     context.observe('daemonsets', { type: 'DELETED', object: updated, resourceVersion: '9' });
     expect(context.hintsFor(aNode('n1'), at)?.daemonSets).toEqual([]);
@@ -74,6 +75,60 @@ describe('RelayNodeContext', () => {
     expect(context.pairHintsFor(aPod('elsewhere', { owner: agent, nodeName: 'n9' }), at)?.node).toBeNull();
     expect(context.pairHintsFor(aPod('orphan', { nodeName: 'n1' }), at)).toBeUndefined();
     expect(context.pairHintsFor(aPod('of-other', { owner: other, nodeName: 'n1' }), at)).toBeUndefined();
+  });
+
+  it('hints carry each DaemonSet whole, less its managedFields, and its revision hash once revisions are listed', () => {
+    const context = new RelayNodeContext();
+    const managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1' }];
+    context.seed('daemonsets', [{ ...agent, metadata: { ...agent.metadata, managedFields } } as DaemonSet]);
+    const [unknown] = context.hintsFor(aNode('n1'), at)?.daemonSets ?? [];
+    expect(unknown).not.toHaveProperty('revisionHash');
+    expect(unknown?.object).toMatchObject({
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', uid: 'ds-agent', resourceVersion: '7' },
+      spec: { template: { spec: { containers: [{ name: 'main' }] } } },
+    });
+    expect(unknown?.object).not.toHaveProperty('metadata.managedFields');
+
+    // No revision yet: the hash of the one the DaemonSet step will create.
+    context.seed('controllerrevisions', []);
+    const created = controllerRevisionFor(agent as DaemonSet, 1);
+    const expected = created.metadata?.labels?.['controller-revision-hash'];
+    expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe(expected);
+
+    // A revision whose data matches under another hash (made by another controller, or before a
+    // collision) is the current one: its hash is what new pods get.
+    const adopted = {
+      ...created,
+      metadata: {
+        ...created.metadata,
+        uid: 'rev-1',
+        name: 'agent-upstream',
+        labels: { 'controller-revision-hash': 'upstream' },
+      },
+    };
+    context.observe('controllerrevisions', { type: 'ADDED', object: adopted, resourceVersion: '30' });
+    expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe('upstream');
+    expect(context.pairHintsFor(aPod('agent-n1', { owner: agent, nodeName: 'n1' }), at)).toMatchObject({
+      daemonSet: { resourceVersion: '7', revisionHash: 'upstream' },
+    });
+    context.observe('controllerrevisions', { type: 'DELETED', object: adopted, resourceVersion: '31' });
+    expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe(expected);
+  });
+
+  it('hints carry DaemonSet versions only when the DaemonSets whole would not fit', () => {
+    const context = new RelayNodeContext();
+    const big = Array.from({ length: 40 }, (_, i) => {
+      const ds = aDaemonSet(`big-${i}`, { uid: `ds-${i}` }) as V1DaemonSet;
+      ds.metadata = { ...ds.metadata, resourceVersion: '1', annotations: { note: 'x'.repeat(2000) } };
+      return ds as DaemonSet;
+    });
+    context.seed('daemonsets', big);
+    const hints = context.hintsFor(aNode('n1'), at);
+    expect(hints?.daemonSets).toHaveLength(40);
+    expect(hints?.daemonSets.every((entry) => entry.object === undefined)).toBe(true);
+    expect(JSON.stringify(hints).length).toBeLessThanOrEqual(MAX_NODE_HINTS_BYTES);
   });
 
   it('a relist replaces what was known', () => {

@@ -1,7 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controllerRevisionFor } from '../../lib/core/controller-revision.ts';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { silentLogger } from '../../lib/pipeline/pipeline-deps.ts';
@@ -11,6 +13,7 @@ import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
 import { Journal, readJournal } from '../../lib/queue/journal.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { newDaemonSet } from '../sim/store-test-helpers.ts';
 
 interface Seen {
   detailType: string;
@@ -18,7 +21,11 @@ interface Seen {
   name?: string;
   changes?: string[];
   reason?: string;
-  hints?: { node: { name: string; labels?: Record<string, string> }; daemonSets: unknown[]; pods: unknown[] };
+  hints?: {
+    node: { name: string; labels?: Record<string, string> };
+    daemonSets: Record<string, unknown>[];
+    pods: unknown[];
+  };
 }
 
 async function journalled(path: string): Promise<Seen[]> {
@@ -140,6 +147,33 @@ describe('relay against the simulated cluster through the real client', () => {
     expect(seen.filter((s) => s.detailType === 'Everynode Resync')).toEqual([]);
     expect(seen.some((x) => isEvent(x, 'DELETED', 'cordoned-1'))).toBe(true);
     expect(seen.some((x) => isEvent(x, 'MODIFIED', 'worker-ssd'))).toBe(true);
+  });
+
+  it('follows ControllerRevisions for the revision hashes of its hints, forwarding and checkpointing none', async () => {
+    const ds = sim.store.create('apps/daemonsets', newDaemonSet('agent')) as unknown as DaemonSet;
+    const running = await relay();
+    const before = (await journalled(journalPath)).length;
+    // A revision made after the relay listed (by another controller: its hash is not ours).
+    const revision = controllerRevisionFor(ds, 1);
+    revision.metadata = {
+      ...revision.metadata,
+      name: 'agent-theirs',
+      labels: { 'controller-revision-hash': 'theirs' },
+    };
+    sim.store.create('apps/controllerrevisions', JSON.parse(JSON.stringify(revision)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    sim.nodes.add('joined-3');
+    const seen = await eventually(
+      async () => (await journalled(journalPath)).slice(before),
+      (s) => s.some((x) => isEvent(x, 'ADDED', 'joined-3')),
+    );
+    await running.stop();
+    expect(seen.find((x) => isEvent(x, 'ADDED', 'joined-3'))?.hints?.daemonSets).toMatchObject([
+      { uid: ds.metadata?.uid, revisionHash: 'theirs', object: { metadata: { name: 'agent' } } },
+    ]);
+    expect(seen.filter((x) => (x as { kind?: string }).kind === 'ControllerRevision')).toEqual([]);
+    const checkpoint = JSON.parse(await readFile(join(dir, 'checkpoint.json'), 'utf8'));
+    expect(Object.keys(checkpoint.resourceVersions).sort()).toEqual(['daemonsets', 'nodes', 'pods']);
   });
 
   it('relists after 410 Gone, asks for a resync, and keeps forwarding', async () => {

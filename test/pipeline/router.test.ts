@@ -246,12 +246,12 @@ const cases: RouteCase[] = [
 
 describe('router rules (ingress message → work queue)', () => {
   it.each(cases)('$name', async ({ body, work, delayed, outcome }) => {
-    const delayedBefore = await world.delayedOnIngress();
+    const delayedBefore = world.sentToIngress();
     const result = await routeIngressMessage(body(), world.deps, new RecentlySent());
     const received = await world.drainWork();
     expect(result.type).toBe(outcome);
     expect(received.map((r) => describeWork(r.message)).sort()).toEqual(work);
-    expect((await world.delayedOnIngress()) - delayedBefore).toBe(delayed);
+    expect(world.sentToIngress() - delayedBefore).toBe(delayed);
   });
 
   it("passes a node event's relay hints on to the node message, and drops malformed ones as unusable", async () => {
@@ -329,11 +329,11 @@ describe('router rules (ingress message → work queue)', () => {
       ['node:worker-1', 'status:abc:1'],
     ]);
 
-    const delayedBefore = await world.delayedOnIngress();
+    const delayedBefore = world.sentToIngress();
     const later = requeueMessage(message, new Date(now.getTime() + 3600_000), now);
     expect(await routeIngressMessage(later.body, world.deps)).toEqual({ type: 'delayed' });
     expect(await world.drainWork()).toEqual([]);
-    expect((await world.delayedOnIngress()) - delayedBefore).toBe(1);
+    expect(world.sentToIngress() - delayedBefore).toBe(1);
   });
 
   it('holds an envelope that came under a second early until it is due, then forwards it', async () => {
@@ -359,13 +359,13 @@ describe('router rules (ingress message → work queue)', () => {
 
   it('sends one status refresh per DaemonSet and window for a burst of readiness changes', async () => {
     const recent = new RecentlySent();
-    const delayedBefore = await world.delayedOnIngress();
+    const delayedBefore = world.sentToIngress();
     for (let i = 0; i < 5; i++)
       await routeIngressMessage(
         pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], resourceVersion: `${100 + i}` }),
         world.deps,
         recent,
       );
-    expect((await world.delayedOnIngress()) - delayedBefore).toBeLessThanOrEqual(2);
+    expect(world.sentToIngress() - delayedBefore).toBeLessThanOrEqual(2);
   });
 });
