@@ -3,7 +3,7 @@
  * resourceVersion, so that an update can be told apart from a no-op.
  */
 import type { TriggeringResource, WatchEvent, WatchedObjects } from '../kube/kube-port.ts';
-import { changedFacets, type Facets, facetsOf } from './relay-changes.ts';
+import { changedFacets, type Facets, facetsOf, isRemovedAtOnce } from './relay-changes.ts';
 import { compareResourceVersions } from './relay-resource-version.ts';
 
 interface Entry {
@@ -65,7 +65,10 @@ export class RelayObjectCache<R extends TriggeringResource> {
     }
   }
 
-  /** Remembers the object of `event` and says whether the event can change a decision. */
+  /**
+   * Remembers the object of `event` and says whether the event can change a decision: an update
+   * that changed a facet, unless it only precedes the object's removal (`isRemovedAtOnce`).
+   */
   observe(event: Readonly<ObjectEvent<WatchedObjects[R]>>): Verdict {
     const uid = uidOf(event.object);
     if (event.type === 'DELETED') {
@@ -76,6 +79,7 @@ export class RelayObjectCache<R extends TriggeringResource> {
     const before = this.knownBefore(this.entries.get(uid), event.resourceVersion);
     this.entries.set(uid, { facets, resourceVersion: event.resourceVersion, seeded: false });
     if (event.type === 'ADDED') return { forward: true, changes: [] };
+    if (isRemovedAtOnce(this.resource, event.object)) return { forward: false };
     const changes = changedFacets(before ?? {}, facets);
     return changes.length > 0 ? { forward: true, changes } : { forward: false };
   }

@@ -78,6 +78,23 @@ export function facetsOf<R extends TriggeringResource>(
   }
 }
 
+/**
+ * True when `object` is a pod the API server removes in the very request that marked it deleted:
+ * deletion grace period 0 and no finalizers (the generic registry's graceless delete writes the
+ * deletionTimestamp, then deletes the object at once). Its DELETED event follows and says all this
+ * update could, so the update is no trigger of its own: forwarding it would make its pair read the
+ * pods to see whether the pod is gone yet.
+ */
+export function isRemovedAtOnce(resource: TriggeringResource, object: unknown): boolean {
+  if (resource !== 'pods') return false;
+  const meta = (object as Readonly<V1Pod>).metadata;
+  return (
+    meta?.deletionTimestamp !== undefined &&
+    meta.deletionGracePeriodSeconds === 0 &&
+    (meta.finalizers ?? []).length === 0
+  );
+}
+
 /** Pod phases after which the pod never runs again (upstream podutil.IsPodTerminal). */
 const terminalPhases = new Set(['Failed', 'Succeeded']);
 

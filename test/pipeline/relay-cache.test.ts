@@ -2,7 +2,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { RelayObjectCache } from '../../lib/pipeline/relay-cache.ts';
 import { compareResourceVersions } from '../../lib/pipeline/relay-resource-version.ts';
-import { aNode } from '../builders.ts';
+import { aNode, aPod } from '../builders.ts';
 
 function nodeAt(
   resourceVersion: string,
@@ -73,6 +73,36 @@ describe('RelayObjectCache', () => {
       changes: [],
     });
     expect(cache.size).toBe(0);
+  });
+
+  it("drops a pod's update that only precedes its removal, and forwards its DELETED", () => {
+    const cache = new RelayObjectCache('pods');
+    const pod = aPod('agent-n1', { nodeName: 'n1', uid: 'p1', resourceVersion: '5' });
+    cache.seed([pod]);
+    const deleting = (grace: number, finalizers?: string[]) => ({
+      ...pod,
+      metadata: {
+        ...pod.metadata,
+        resourceVersion: '6',
+        deletionTimestamp: new Date('2026-01-01T00:00:00Z'),
+        deletionGracePeriodSeconds: grace,
+        ...(finalizers ? { finalizers } : {}),
+      },
+    });
+    expect(cache.observe({ type: 'MODIFIED', object: deleting(0), resourceVersion: '6' })).toEqual({
+      forward: false,
+    });
+    expect(cache.observe({ type: 'DELETED', object: deleting(0), resourceVersion: '7' }).forward).toBe(true);
+
+    // A graceful deletion, or one that finalizers hold, leaves the pod terminating: forwarded.
+    for (const lingering of [deleting(30), deleting(0, ['example.com/hold'])]) {
+      const again = new RelayObjectCache('pods');
+      again.seed([pod]);
+      expect(again.observe({ type: 'MODIFIED', object: lingering, resourceVersion: '6' })).toEqual({
+        forward: true,
+        changes: ['deleting'],
+      });
+    }
   });
 
   it('names every facet for an update of an object it never saw', () => {
