@@ -182,12 +182,16 @@ export class RelayNodeContext {
   #putRevision(revision: Readonly<V1ControllerRevision>): void {
     const { uid, namespace = 'default' } = identity(revision);
     if (!uid || this.#revisions === undefined) return;
+    // Revisions of other controllers (StatefulSets) matter only as names a new revision could
+    // collide with: their data is not kept.
+    const kind = controllerOf(revision)?.kind;
+    const kept = kind === undefined || kind === 'DaemonSet' ? revision : nameOf(revision);
     let inNamespace = this.#revisions.get(namespace);
     if (inNamespace === undefined) {
       inNamespace = new Map();
       this.#revisions.set(namespace, inNamespace);
     }
-    inNamespace.set(uid, revision);
+    inNamespace.set(uid, kept);
     this.#revisionsVersion.set(namespace, (this.#revisionsVersion.get(namespace) ?? 0) + 1);
   }
 
@@ -219,6 +223,12 @@ export class RelayNodeContext {
     pods?.delete(uid);
     if (pods?.size === 0) this.#podsByNode.delete(node);
   }
+}
+
+/** Just the identity of a revision: what a name collision needs. */
+function nameOf(revision: Readonly<V1ControllerRevision>): V1ControllerRevision {
+  const { name, namespace, uid } = revision.metadata ?? {};
+  return { metadata: { name, namespace, uid }, revision: revision.revision } as V1ControllerRevision;
 }
 
 const objectHints = new WeakMap<Readonly<DaemonSet>, Record<string, unknown>>();

@@ -117,6 +117,29 @@ describe('RelayNodeContext', () => {
     expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe(expected);
   });
 
+  it("another controller's revision taking the name of the DaemonSet's next one moves the hinted hash on", () => {
+    const context = new RelayNodeContext();
+    context.seed('daemonsets', [agent as DaemonSet]);
+    const wanted = controllerRevisionFor(agent as DaemonSet, 1);
+    const theirs = {
+      ...wanted,
+      metadata: {
+        name: wanted.metadata?.name,
+        namespace: 'default',
+        uid: 'sts-rev',
+        ownerReferences: [
+          { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'agent', uid: 'sts', controller: true },
+        ],
+      },
+      data: { spec: { template: { metadata: { labels: { app: 'other' } } } } },
+    };
+    context.seed('controllerrevisions', [theirs]);
+    const bumped = controllerRevisionFor(agent as DaemonSet, 1, 1).metadata?.labels?.[
+      'controller-revision-hash'
+    ];
+    expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe(bumped);
+  });
+
   it('hints carry DaemonSet versions only when the DaemonSets whole would not fit', () => {
     const context = new RelayNodeContext();
     const big = Array.from({ length: 40 }, (_, i) => {
