@@ -8,7 +8,6 @@ import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-nod
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { planRevisions } from '../core/revision-history.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import { toJson } from '../kube/object-codec.ts';
 import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
@@ -20,22 +19,15 @@ import {
   podHintOf,
 } from '../messages/pair-hints.ts';
 import type { ObjectEvent } from './relay-cache.ts';
+import { RelayRevisionHashes } from './relay-revision-hashes.ts';
 
 interface Identity {
   uid?: string;
   resourceVersion?: string;
-  namespace?: string;
 }
 
 function identity(object: unknown): Identity {
   return (object as { metadata?: Identity }).metadata ?? {};
-}
-
-/** A DaemonSet's current revision hash, as of its version and its namespace's revisions' version. */
-interface KnownHash {
-  readonly resourceVersion: string;
-  readonly revisionsVersion: number;
-  readonly hash: string;
 }
 
 /**
@@ -48,11 +40,7 @@ export class RelayNodeContext {
   /** The node each pod uid was filed under, to move or drop it. */
   readonly #nodeOfPod = new Map<string, string>();
   readonly #daemonSets = new Map<string, DaemonSet>();
-  /** ControllerRevisions by namespace and uid; undefined until listed. */
-  #revisions: Map<string, Map<string, V1ControllerRevision>> | undefined;
-  /** A counter per namespace, moved by every change of its revisions. */
-  readonly #revisionsVersion = new Map<string, number>();
-  readonly #hashes = new Map<string, KnownHash>();
+  readonly #revisions = new RelayRevisionHashes();
 
   /** Replaces what is known of `resource` by its listed `objects`. */
   seed<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void {
@@ -65,11 +53,10 @@ export class RelayNodeContext {
       for (const pod of objects) this.#putPod(pod as V1Pod);
     } else if (resource === 'daemonsets') {
       this.#daemonSets.clear();
+      this.#revisions.forget();
       for (const ds of objects) this.#putDaemonSet(ds as DaemonSet);
     } else if (resource === 'controllerrevisions') {
-      this.#revisions = new Map();
-      this.#hashes.clear();
-      for (const revision of objects) this.#putRevision(revision as V1ControllerRevision);
+      this.#revisions.seed(objects as V1ControllerRevision[]);
     }
   }
 
@@ -82,11 +69,11 @@ export class RelayNodeContext {
       if (event.type === 'DELETED') this.#dropPod(identity(event.object).uid ?? '');
       else this.#putPod(event.object as V1Pod);
     } else if (resource === 'daemonsets') {
-      if (event.type === 'DELETED') this.#daemonSets.delete(identity(event.object).uid ?? '');
+      if (event.type === 'DELETED') this.#dropDaemonSet(identity(event.object).uid ?? '');
       else this.#putDaemonSet(event.object as DaemonSet);
     } else if (resource === 'controllerrevisions') {
-      if (event.type === 'DELETED') this.#dropRevision(event.object as V1ControllerRevision);
-      else this.#putRevision(event.object as V1ControllerRevision);
+      if (event.type === 'DELETED') this.#revisions.drop(event.object as V1ControllerRevision);
+      else this.#revisions.put(event.object as V1ControllerRevision);
     }
   }
 
@@ -123,7 +110,7 @@ export class RelayNodeContext {
     if (ds === undefined || node === undefined) return undefined;
     const pods = this.#podsOn(node).filter((p) => p.controller?.uid === owner);
     const { generation } = ds.metadata ?? {};
-    const revisionHash = this.#revisionHashOf(ds);
+    const revisionHash = this.#revisions.hashOf(ds);
     return {
       observedAt: observedAt.toISOString(),
       daemonSet: {
@@ -152,53 +139,18 @@ export class RelayNodeContext {
     if (uid && resourceVersion) this.#daemonSets.set(uid, ds);
   }
 
+  #dropDaemonSet(uid: string): void {
+    this.#daemonSets.delete(uid);
+    this.#revisions.forget(uid);
+  }
+
   #versionOf(ds: Readonly<DaemonSet>): DaemonSetVersion {
-    const revisionHash = this.#revisionHashOf(ds);
+    const revisionHash = this.#revisions.hashOf(ds);
     return {
       uid: ds.metadata?.uid ?? '',
       resourceVersion: ds.metadata?.resourceVersion ?? '',
       ...(revisionHash !== undefined ? { revisionHash } : {}),
     };
-  }
-
-  /**
-   * The controller-revision-hash of `ds`'s new pods as its namespace's ControllerRevisions say (the
-   * matching revision's, or the one its DaemonSet step will create), remembered until either moves;
-   * undefined before the revisions were listed.
-   */
-  #revisionHashOf(ds: Readonly<DaemonSet>): string | undefined {
-    if (this.#revisions === undefined) return undefined;
-    const { uid = '', resourceVersion = '', namespace = 'default' } = ds.metadata ?? {};
-    const revisionsVersion = this.#revisionsVersion.get(namespace) ?? 0;
-    const known = this.#hashes.get(uid);
-    if (known?.resourceVersion === resourceVersion && known.revisionsVersion === revisionsVersion)
-      return known.hash;
-    const revisions = [...(this.#revisions.get(namespace)?.values() ?? [])];
-    const hash = planRevisions(ds, revisions, []).currentHash;
-    this.#hashes.set(uid, { resourceVersion, revisionsVersion, hash });
-    return hash;
-  }
-
-  #putRevision(revision: Readonly<V1ControllerRevision>): void {
-    const { uid, namespace = 'default' } = identity(revision);
-    if (!uid || this.#revisions === undefined) return;
-    // Revisions of other controllers (StatefulSets) matter only as names a new revision could
-    // collide with: their data is not kept.
-    const kind = controllerOf(revision)?.kind;
-    const kept = kind === undefined || kind === 'DaemonSet' ? revision : nameOf(revision);
-    let inNamespace = this.#revisions.get(namespace);
-    if (inNamespace === undefined) {
-      inNamespace = new Map();
-      this.#revisions.set(namespace, inNamespace);
-    }
-    inNamespace.set(uid, kept);
-    this.#revisionsVersion.set(namespace, (this.#revisionsVersion.get(namespace) ?? 0) + 1);
-  }
-
-  #dropRevision(revision: Readonly<V1ControllerRevision>): void {
-    const { uid = '', namespace = 'default' } = identity(revision);
-    this.#revisions?.get(namespace)?.delete(uid);
-    this.#revisionsVersion.set(namespace, (this.#revisionsVersion.get(namespace) ?? 0) + 1);
   }
 
   #putPod(pod: Readonly<V1Pod>): void {
@@ -223,12 +175,6 @@ export class RelayNodeContext {
     pods?.delete(uid);
     if (pods?.size === 0) this.#podsByNode.delete(node);
   }
-}
-
-/** Just the identity of a revision: what a name collision needs. */
-function nameOf(revision: Readonly<V1ControllerRevision>): V1ControllerRevision {
-  const { name, namespace, uid } = revision.metadata ?? {};
-  return { metadata: { name, namespace, uid }, revision: revision.revision } as V1ControllerRevision;
 }
 
 const objectHints = new WeakMap<Readonly<DaemonSet>, Record<string, unknown>>();

@@ -153,7 +153,7 @@ describe('relay against the simulated cluster through the real client', () => {
     const ds = sim.store.create('apps/daemonsets', newDaemonSet('agent')) as unknown as DaemonSet;
     const running = await relay();
     const before = (await journalled(journalPath)).length;
-    // A revision made after the relay listed (by another controller: its hash is not ours).
+    // A revision made after the relay listed, hashed as kube-controller-manager would (not as we do).
     const revision = controllerRevisionFor(ds, 1);
     revision.metadata = {
       ...revision.metadata,
@@ -161,14 +161,22 @@ describe('relay against the simulated cluster through the real client', () => {
       labels: { 'controller-revision-hash': 'theirs' },
     };
     sim.store.create('apps/controllerrevisions', JSON.parse(JSON.stringify(revision)));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    sim.nodes.add('joined-3');
-    const seen = await eventually(
-      async () => (await journalled(journalPath)).slice(before),
-      (s) => s.some((x) => isEvent(x, 'ADDED', 'joined-3')),
-    );
+    // Revisions and nodes come on separate watches: nodes join until one's hints show the revision.
+    const hintedHash = (s: Seen[], node: string) =>
+      s.find((x) => isEvent(x, 'ADDED', node))?.hints?.daemonSets[0]?.revisionHash;
+    let joined = '';
+    let seen: Seen[] = [];
+    for (let i = 0; i < 20 && hintedHash(seen, joined) !== 'theirs'; i++) {
+      joined = `joined-3-${i}`;
+      sim.nodes.add(joined);
+      const node = joined;
+      seen = await eventually(
+        async () => (await journalled(journalPath)).slice(before),
+        (s) => s.some((x) => isEvent(x, 'ADDED', node)),
+      );
+    }
     await running.stop();
-    expect(seen.find((x) => isEvent(x, 'ADDED', 'joined-3'))?.hints?.daemonSets).toMatchObject([
+    expect(seen.find((x) => isEvent(x, 'ADDED', joined))?.hints?.daemonSets).toMatchObject([
       { uid: ds.metadata?.uid, revisionHash: 'theirs', object: { metadata: { name: 'agent' } } },
     ]);
     expect(seen.filter((x) => (x as { kind?: string }).kind === 'ControllerRevision')).toEqual([]);
