@@ -99,9 +99,10 @@ export class RelayNodeContext {
 
   /**
    * The hints of the pair of an event of `pod` at `resourceVersion` seen at `observedAt` (the event
-   * already followed): its DaemonSet's version, the node (null when the relay does not know it: the
-   * pair step then asks the API server) and the DaemonSet's pods on the node. The revision hash is left to the
-   * pair step (its cache, else one LIST). Undefined for a pod without a managed controller or node.
+   * already followed): its DaemonSet's version and revision hash (without the revisions watched, the
+   * hash is left to the pair step: its cache, else one LIST), the node (null when the relay does not
+   * know it: the pair step then asks the API server) and the DaemonSet's pods on the node. Undefined
+   * for a pod without a managed controller or node.
    */
   pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date, resourceVersion?: string): PairHints | undefined {
     const owner = controllerOf(pod)?.uid;
