@@ -86,8 +86,9 @@ export const pairHintsSchema = z.object({
     resourceVersion: z.string().min(1),
     generation: z.number().int().nonnegative().optional(),
     /**
-     * The current revision's hash, as the DaemonSet step's revision history computed it; absent in
-     * the relay's hints of a pod event (the pair step takes it from its cache, else lists revisions).
+     * The current revision's hash, as the DaemonSet step's revision history computed it, or the
+     * relay from the ControllerRevisions it watches; when absent the pair step takes it from its
+     * cache, else lists revisions.
      */
     revisionHash: z.string().min(1).optional(),
   }),
