@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { controllerRevisionFor } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import { fromJson } from '../../lib/kube/object-codec.ts';
 import { MAX_NODE_HINTS_BYTES } from '../../lib/messages/node-hints.ts';
 import { RelayNodeContext } from '../../lib/pipeline/relay-node-context.ts';
 import { aDaemonSet, aNode, aPod } from '../builders.ts';
@@ -115,6 +116,20 @@ describe('RelayNodeContext', () => {
     });
     context.observe('controllerrevisions', { type: 'DELETED', object: adopted, resourceVersion: '31' });
     expect(context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.revisionHash).toBe(expected);
+  });
+
+  it("a DaemonSet's everynode extensions travel in its hint and come back out of it", () => {
+    const context = new RelayNodeContext();
+    const extended = structuredClone(agent) as DaemonSet;
+    extended.spec = {
+      ...(extended.spec as NonNullable<DaemonSet['spec']>),
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 3, paused: true } as object },
+    };
+    context.seed('daemonsets', [extended]);
+    const object = context.hintsFor(aNode('n1'), at)?.daemonSets[0]?.object;
+    const decoded = fromJson<DaemonSet>(structuredClone(object), 'V1DaemonSet');
+    expect(decoded.spec?.updateStrategy?.rollingUpdate).toEqual({ partition: 3, paused: true });
+    expect(decoded.spec?.template.spec?.containers[0]?.name).toBe('main');
   });
 
   it("another controller's revision taking the name of the DaemonSet's next one moves the hinted hash on", () => {
