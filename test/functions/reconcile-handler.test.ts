@@ -4,6 +4,7 @@ import { formatWorkMessage, type WorkMessage } from '../../lib/messages/work-mes
 import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts';
 import { MAX_FAILURE_REQUEUES } from '../../lib/pipeline/reconcile-record.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
+import type { ErrorRate } from '../../lib/sim/faults.ts';
 import { aDaemonSet, aNode } from '../builders.ts';
 import {
   createDaemonSet,
@@ -101,15 +102,23 @@ describe('the reconcile handler', () => {
     expect(placementOf(harness, ds.metadata?.uid ?? '')).toEqual(['n3']);
   });
 
-  it('turns a 429 into a delayed requeue instead of a failed receive', async () => {
-    harness.sim.faults.setErrorRate('get', { status: 429, rate: 1, retryAfterSeconds: 1 });
-    await harness.send(pairMessage(ds, 'n4'));
+  /**
+   * The pair of `node` reconciled while every `verb` request fails with `fault`: the handler must
+   * report no failure and make no pod; resolves with the next invocation, after the fault is gone.
+   */
+  async function failOnceThenRetry(verb: string, fault: Readonly<ErrorRate>, node: string) {
+    harness.sim.faults.setErrorRate(verb, fault);
+    await harness.send(pairMessage(ds, node));
     const first = await harness.invokeOnce();
-    harness.sim.faults.setErrorRate('get', { status: 429, rate: 0 });
+    harness.sim.faults.setErrorRate(verb, { status: fault.status, rate: 0 });
     expect(first.response.batchItemFailures).toEqual([]);
-    expect(placementOf(harness, ds.metadata?.uid ?? '')).not.toContain('n4');
+    expect(placementOf(harness, ds.metadata?.uid ?? '')).not.toContain(node);
+    return harness.invokeOnce(5);
+  }
+
+  it('turns a 429 into a delayed requeue instead of a failed receive', async () => {
     // The router forwards the requeue from the ingress queue once its Retry-After has passed.
-    const second = await harness.invokeOnce(5);
+    const second = await failOnceThenRetry('get', { status: 429, rate: 1, retryAfterSeconds: 1 }, 'n4');
     expect(second.event.Records).toHaveLength(1);
     expect(JSON.parse(second.event.Records[0]?.body ?? '{}').cause).toMatchObject({ type: 'requeue' });
     expect(second.event.Records[0]?.attributes.ApproximateReceiveCount).toBe('1');
@@ -117,14 +126,8 @@ describe('the reconcile handler', () => {
   });
 
   it('sends a retryable failure back with backoff instead of holding its group for the visibility timeout', async () => {
-    harness.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
-    await harness.send(pairMessage(ds, 'n5'));
-    const first = await harness.invokeOnce();
-    harness.sim.faults.setErrorRate('create', { status: 500, rate: 0 });
-    expect(first.response.batchItemFailures).toEqual([]);
-    expect(placementOf(harness, ds.metadata?.uid ?? '')).not.toContain('n5');
     // Back through the router after the first backoff (1 s), as a new receive.
-    const second = await harness.invokeOnce(5);
+    const second = await failOnceThenRetry('create', { status: 500, rate: 1 }, 'n5');
     expect(JSON.parse(second.event.Records[0]?.body ?? '{}').cause).toMatchObject({
       type: 'requeue',
       attempt: 0,

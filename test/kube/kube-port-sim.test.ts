@@ -2,14 +2,14 @@
  * The real adapter against the simulated cluster (lib/sim) over HTTP: the requests the pipeline
  * makes, and the guards it relies on, as a real API server answers them.
  */
-import type { V1ControllerRevision, V1DaemonSet } from '@kubernetes/client-node';
+import type { V1DaemonSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { eventFor } from '../../lib/kube/event-for.ts';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../lib/kube/kube-api-errors.ts';
-import type { KubePort, WatchEvent } from '../../lib/kube/kube-port.ts';
+import type { KubePort, WatchedObjects, WatchedResource } from '../../lib/kube/kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
@@ -170,41 +170,36 @@ describe('KubePort against the simulated cluster', () => {
     );
   });
 
-  it('watches from a list resourceVersion', async () => {
-    const port = portFor('apps/v1');
-    const { resourceVersion } = await port.listNodes();
-    cluster.nodes.add('late-node');
+  /** The first ADDED event of `resource` watched from `resourceVersion`. */
+  async function firstAdded<R extends WatchedResource>(
+    port: KubePort,
+    resource: R,
+    resourceVersion: string,
+  ): Promise<WatchedObjects[R] | undefined> {
     const controller = new AbortController();
-    const seen: WatchEvent<unknown>[] = [];
-    for await (const event of port.watch('nodes', {
+    for await (const event of port.watch(resource, {
       resourceVersion,
       timeoutSeconds: 5,
       signal: controller.signal,
     })) {
-      seen.push(event);
-      if (event.type === 'ADDED') controller.abort();
+      if (event.type === 'ADDED') {
+        controller.abort();
+        return event.object;
+      }
     }
-    const added = seen.find((e) => e.type === 'ADDED');
-    expect(added?.type === 'ADDED' && (added.object as { metadata?: { name?: string } }).metadata?.name).toBe(
-      'late-node',
-    );
+    return undefined;
+  }
+
+  it('watches from a list resourceVersion', async () => {
+    const port = portFor('apps/v1');
+    const { resourceVersion } = await port.listNodes();
+    cluster.nodes.add('late-node');
+    expect((await firstAdded(port, 'nodes', resourceVersion))?.metadata?.name).toBe('late-node');
   });
 
   it('lists ControllerRevisions in every namespace and watches them', async () => {
     const port = portFor('apps/v1');
     const { resourceVersion } = await port.listControllerRevisions(undefined);
-    const controller = new AbortController();
-    const seen: WatchEvent<V1ControllerRevision>[] = [];
-    const watching = (async () => {
-      for await (const event of port.watch('controllerrevisions', {
-        resourceVersion,
-        timeoutSeconds: 5,
-        signal: controller.signal,
-      })) {
-        seen.push(event);
-        if (event.type === 'ADDED') controller.abort();
-      }
-    })();
     cluster.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
     const revision = {
       apiVersion: 'apps/v1',
@@ -214,15 +209,14 @@ describe('KubePort against the simulated cluster', () => {
       revision: 1,
     };
     await port.createControllerRevision(revision);
-    await watching;
     const all = await port.listControllerRevisions(undefined);
     expect(all.items.map((r) => `${r.metadata?.namespace}/${r.metadata?.name}`)).toContain(
       'other/elsewhere-rev1',
     );
     expect(all.items[0]?.kind).toBe('ControllerRevision');
-    const added = seen.find((e) => e.type === 'ADDED');
-    expect(added?.type === 'ADDED' && added.object.metadata?.name).toBe('elsewhere-rev1');
-    expect(added?.type === 'ADDED' && added.object.apiVersion).toBe('apps/v1');
+    const added = await firstAdded(port, 'controllerrevisions', resourceVersion);
+    expect(added?.metadata?.name).toBe('elsewhere-rev1');
+    expect(added?.apiVersion).toBe('apps/v1');
   });
 
   it('counts exactly the requests the API server saw from it', () => {

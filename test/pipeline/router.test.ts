@@ -4,6 +4,7 @@ import { RecentlySent, routeIngressMessage } from '../../lib/pipeline/router.ts'
 import { routerCounterNames } from '../../lib/pipeline/router-deps.ts';
 import { requeueMessage } from '../../lib/pipeline/router-requeue.ts';
 import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
+import { nodeMessage } from '../e2e/reconcile-cluster.ts';
 import { describeWork, type RouterWorld, startRouterWorld } from './router-harness.ts';
 
 let world: RouterWorld;
@@ -315,12 +316,7 @@ describe('router rules (ingress message → work queue)', () => {
   });
 
   it('forwards a due requeue with its de-duplication id and sends a future one round again', async () => {
-    const message = {
-      v: 1 as const,
-      kind: 'node' as const,
-      node: { name: 'worker-1' },
-      cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
-    };
+    const message = nodeMessage('worker-1', new Date('2026-01-01T00:00:00Z'));
     const now = new Date();
     const due = requeueMessage(message, new Date(now.getTime() - 1000), now, 'status:abc:1');
     expect(await routeIngressMessage(due.body, world.deps)).toEqual({ type: 'forwarded' });
@@ -337,12 +333,7 @@ describe('router rules (ingress message → work queue)', () => {
   });
 
   it('holds an envelope that came under a second early until it is due, then forwards it', async () => {
-    const message = {
-      v: 1 as const,
-      kind: 'node' as const,
-      node: { name: 'worker-3' },
-      cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
-    };
+    const message = nodeMessage('worker-3', new Date('2026-01-01T00:00:00Z'));
     const now = new Date();
     const soon = requeueMessage(message, new Date(now.getTime() + 1500), now);
     expect(soon.delaySeconds).toBe(1);
