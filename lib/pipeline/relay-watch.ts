@@ -259,7 +259,7 @@ async function relist<R extends WatchedResource>(
   const list = await listAll(options.kube, options.resource);
   cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
   options.context?.seed(options.resource, list.items);
-  if (reason !== undefined && cache !== undefined && isTriggering(options.resource)) {
+  if (reason !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
       objects: list.items.length,
