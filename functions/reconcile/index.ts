@@ -6,14 +6,14 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
-import { functionConfigFromEnvironment } from '../../lib/pipeline/function-config.ts';
-import { createReconcileHandler } from '../../lib/pipeline/reconcile-handler.ts';
+import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { reconcileConfigFromEnvironment } from '../../lib/reconcile/reconcile-config.ts';
+import { createReconcileHandler } from '../../lib/reconcile/reconcile-handler.ts';
 
 const logger = new Logger({ serviceName: 'everynode-reconcile' });
 const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-reconcile' });
-const config = functionConfigFromEnvironment(process.env);
-const deps = buildPipelineDeps({ config, logger });
+const config = reconcileConfigFromEnvironment(process.env);
+const deps = buildReconcileDeps({ config, logger });
 
 /** The Lambda handler: an SQS batch of work messages in, `batchItemFailures` out. */
 export const handler = createReconcileHandler({ deps, logger, metrics });

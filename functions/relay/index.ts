@@ -1,19 +1,19 @@
 /**
  * The relay Lambda function: started by the relay schedule, it watches the cluster for one period
  * plus an overlap and publishes the decision-relevant changes to the everynode EventBridge bus
- * (lib/pipeline/relay-run.ts has the schedule arithmetic). Clients are built once per container.
+ * (lib/relay/relay-run.ts has the schedule arithmetic). Clients are built once per container.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { connectionOf } from '../../lib/kube/cluster-connection.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { connectionOf } from '../../lib/pipeline/build-pipeline-deps.ts';
-import { SsmCheckpointStore } from '../../lib/pipeline/relay-checkpoint-ssm.ts';
-import { relayConfigFromEnvironment } from '../../lib/pipeline/relay-config.ts';
-import { createRelayHandler } from '../../lib/pipeline/relay-handler.ts';
-import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/pipeline/relay-run.ts';
 import { EventBridgeEventBus } from '../../lib/queue/event-bus-eventbridge.ts';
+import { SsmCheckpointStore } from '../../lib/relay/relay-checkpoint-ssm.ts';
+import { relayConfigFromEnvironment } from '../../lib/relay/relay-config.ts';
+import { createRelayHandler } from '../../lib/relay/relay-handler.ts';
+import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/relay/relay-run.ts';
 
 const logger = new Logger({ serviceName: 'everynode-relay' });
 const config = relayConfigFromEnvironment(process.env);

@@ -1,21 +1,21 @@
 /**
  * The router Lambda function: consumes the ingress queue (SQS standard) that the everynode bus
- * feeds, and turns each trigger into work messages on the FIFO work queue (lib/pipeline/router.ts
+ * feeds, and turns each trigger into work messages on the FIFO work queue (lib/router/router.ts
  * has the rules). Clients, logger and metrics are built once per container.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { connectionOf } from '../../lib/kube/cluster-connection.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { connectionOf } from '../../lib/pipeline/build-pipeline-deps.ts';
-import { ec2PrivateDnsNames } from '../../lib/pipeline/ec2-private-dns.ts';
-import { routerConfigFromEnvironment } from '../../lib/pipeline/router-config.ts';
-import { createRouterHandler, metricsCounters } from '../../lib/pipeline/router-handler.ts';
-import { sqsWorkSender } from '../../lib/pipeline/sqs-senders.ts';
 import { localSqsClient } from '../../lib/queue/local-sqs-client.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
+import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
+import { ec2PrivateDnsNames } from '../../lib/router/ec2-private-dns.ts';
+import { routerConfigFromEnvironment } from '../../lib/router/router-config.ts';
+import { createRouterHandler, metricsCounters } from '../../lib/router/router-handler.ts';
 
 const logger = new Logger({ serviceName: 'everynode-router' });
 const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-router' });

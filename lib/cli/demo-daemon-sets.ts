@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
-import type { ResourceKey } from '../sim/resources.ts';
-import type { ClusterStore, KubeObject } from '../sim/store.ts';
+import type { ResourceKey } from '../sim/schema/resources.ts';
+import type { ClusterStore, KubeObject } from '../sim/storage/store.ts';
 
 const demoFiles = ['fluentd-elasticsearch.yaml', 'demo.yaml'];
 

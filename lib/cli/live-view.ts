@@ -4,7 +4,7 @@
  * place while stdout is a terminal, printed as log lines when something changed otherwise.
  */
 import type { DaemonSet } from '../core/daemon-set.ts';
-import type { QueueDepths } from '../pipeline/local-pipeline-queues.ts';
+import type { QueueDepths } from '../local/local-pipeline-queues.ts';
 
 /** One DaemonSet row. */
 export interface DaemonSetRow {

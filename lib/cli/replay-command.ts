@@ -4,7 +4,7 @@
  * triggers take the same path as the originals; once the cluster is right they change nothing.
  */
 import { EventBridgeClient, StartReplayCommand } from '@aws-sdk/client-eventbridge';
-import { localReplayName, replayJournal } from '../pipeline/local-pipeline-replay.ts';
+import { localReplayName, replayJournal } from '../local/local-pipeline-replay.ts';
 import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { sendMessages } from '../queue/send-messages.ts';
 import {

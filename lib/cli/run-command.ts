@@ -5,7 +5,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type ManagedKind, parseManagedKind } from '../kube/managed-kind.ts';
-import { type LocalPipeline, startLocalPipeline } from '../pipeline/local-pipeline.ts';
+import { type LocalPipeline, startLocalPipeline } from '../local/local-pipeline.ts';
 import {
   type CliIo,
   type Flags,

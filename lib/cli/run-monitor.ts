@@ -4,7 +4,7 @@
  * when `--exit-when-converged` may exit.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LocalPipeline } from '../pipeline/local-pipeline.ts';
+import type { LocalPipeline } from '../local/local-pipeline.ts';
 import type { CliIo } from './cli-args.ts';
 import {
   type DaemonSetRow,

@@ -62,8 +62,12 @@ function triggerOf(envelope: Envelope): ParseResult<'trigger', Trigger> {
  */
 export function parseTrigger(body: string): ParseResult<'trigger', Trigger> {
   const json = parseJsonObject(body);
-  if (!json.ok) return json;
-  const envelope = eventBridgeEnvelopeSchema.safeParse(json.value);
+  return json.ok ? triggerFromJson(json.value) : json;
+}
+
+/** The trigger the parsed ingress body `json` holds, or why it holds none (as {@link parseTrigger}). */
+export function triggerFromJson(json: Readonly<Record<string, unknown>>): ParseResult<'trigger', Trigger> {
+  const envelope = eventBridgeEnvelopeSchema.safeParse(json);
   if (!envelope.success) return problem('EventBridge event', envelope.error);
   return triggerOf(envelope.data);
 }

@@ -4,7 +4,7 @@
  * and Fairness (429 + Retry-After), dropped watch connections and forced 410 on watches. All
  * randomness comes from one seeded PRNG, so a seed replays the same faults for the same requests.
  */
-import { SimApiError } from './api-error.ts';
+import { SimApiError } from './schema/api-error.ts';
 
 /** mulberry32: a tiny seeded PRNG returning floats in [0, 1). */
 export function mulberry32(seed: number): () => number {

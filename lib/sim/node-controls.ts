@@ -7,7 +7,7 @@
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { generatedNode } from './sim-nodes.ts';
 import { rfc3339 } from './sim-timing.ts';
-import type { ClusterStore, KubeObject } from './store.ts';
+import type { ClusterStore, KubeObject } from './storage/store.ts';
 
 /** A node control asked about a node that does not exist. */
 export class NodeNotFoundError extends Error {

@@ -3,10 +3,11 @@
  * the store it reads and writes without HTTP, the cluster's single due-time queue, the timing, and
  * the clock.
  */
-import { SimApiError } from './api-error.ts';
+
 import type { DueQueue } from './due-queue.ts';
+import { SimApiError } from './schema/api-error.ts';
 import type { SimTiming } from './sim-timing.ts';
-import type { ClusterStore, KubeObject } from './store.ts';
+import type { ClusterStore, KubeObject } from './storage/store.ts';
 
 /** Shared runtime of one simulated cluster. */
 export interface SimContext {

@@ -3,15 +3,16 @@
  * node lifecycle and taint eviction controllers and pod GC, sharing one due-time queue over one
  * store. There is no DaemonSet controller (nor ReplicaSet, Deployment…): that is everynode's job.
  */
+
+import { NodeLifecycleController } from './controllers/node-lifecycle.ts';
+import { TaintEvictionController } from './controllers/node-lifecycle-eviction.ts';
+import { PodGarbageCollector } from './controllers/pod-gc.ts';
 import { DueQueue } from './due-queue.ts';
-import { SimKubelets } from './kubelet.ts';
-import { NodeLifecycleController } from './node-lifecycle.ts';
-import { TaintEvictionController } from './node-lifecycle-eviction.ts';
-import { PodGarbageCollector } from './pod-gc.ts';
-import { SimScheduler } from './scheduler.ts';
+import { SimKubelets } from './kubelet/kubelet.ts';
+import { SimScheduler } from './scheduler/scheduler.ts';
 import type { SimContext } from './sim-context.ts';
 import { resolveSimTiming, type SimTiming } from './sim-timing.ts';
-import type { ClusterStore } from './store.ts';
+import type { ClusterStore } from './storage/store.ts';
 
 /** The running controllers of a simulated cluster. */
 export interface SimRuntime {

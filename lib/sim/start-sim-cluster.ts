@@ -4,7 +4,7 @@
  * controls. What `everynode sim` runs, and what tests and benchmarks start.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { createApiServer } from './api-server.ts';
+import { createApiServer } from './apiserver/api-server.ts';
 import { RequestCounters } from './counters.ts';
 import { FaultInjector } from './faults.ts';
 import { kubeconfigFor, writeKubeconfig } from './kubeconfig.ts';
@@ -12,7 +12,7 @@ import { NodeControls } from './node-controls.ts';
 import { simNodes } from './sim-nodes.ts';
 import { startSimRuntime } from './sim-runtime.ts';
 import type { SimTiming } from './sim-timing.ts';
-import { ClusterStore, type KubeObject } from './store.ts';
+import { ClusterStore, type KubeObject } from './storage/store.ts';
 
 /** Options of startSimCluster. */
 export interface SimClusterOptions {

@@ -12,11 +12,11 @@ import { type TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
-import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
 import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
-import { creatableDaemonSet } from '../builders.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { creatableDaemonSet } from '../support/builders.ts';
 
 /** The reconciler's allowance on the simulated API server. */
 export const LIMIT_QPS = 100;

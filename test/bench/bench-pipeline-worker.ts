@@ -4,7 +4,7 @@
  * posts `stopped` with the pipeline's counters.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { startLocalPipeline } from '../../lib/pipeline/local-pipeline.ts';
+import { startLocalPipeline } from '../../lib/local/local-pipeline.ts';
 import type { PipelineWorkerData } from './bench-cluster.ts';
 
 const data = workerData as PipelineWorkerData;

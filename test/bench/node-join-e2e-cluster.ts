@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
 
 /** What the worker is started with. */
 export interface ClusterTask {

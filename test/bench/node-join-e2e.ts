@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { type LocalPipeline, startLocalPipeline } from '../../lib/pipeline/local-pipeline.ts';
+import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 import type { ClusterRequest, ClusterTask } from './node-join-e2e-cluster.ts';
 

@@ -9,9 +9,9 @@ import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { causeOfTrigger, parseTrigger } from '../../lib/messages/parse-trigger.ts';
-import { startRelay } from '../../lib/pipeline/relay.ts';
-import { routeWatch } from '../../lib/pipeline/router-watch.ts';
 import { type BusEvent, eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
+import { startRelay } from '../../lib/relay/relay.ts';
+import { routeWatch } from '../../lib/router/router-watch.ts';
 
 /** What the worker is started with. */
 export interface NodeJoinRelayTask {

@@ -10,10 +10,10 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { processRequestCounter } from '../../lib/kube/request-counter.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
-import { buildPipelineDeps } from '../../lib/pipeline/build-pipeline-deps.ts';
-import type { PipelineDeps } from '../../lib/pipeline/pipeline-deps.ts';
-import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
+import type { ReconcileDeps } from '../../lib/reconcile/reconcile-deps.ts';
+import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 
 /** What the worker is started with. */
@@ -48,7 +48,7 @@ export interface JoinResult {
 
 const task = workerData as NodeJoinTask;
 const queues = await startLocalQueues();
-const base = buildPipelineDeps({
+const base = buildReconcileDeps({
   config: {
     managedKind: 'apps/v1',
     cluster: { type: 'kubeconfig', path: task.kubeconfigPath },
@@ -70,7 +70,7 @@ const timed =
     readsDone = Math.max(readsDone, performance.now() - started);
     return result;
   };
-const deps: PipelineDeps = {
+const deps: ReconcileDeps = {
   ...base,
   kube: {
     ...base.kube,

@@ -13,7 +13,7 @@
 import { parseArgs } from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 import type { V1Pod } from '@kubernetes/client-node';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 import {
   figure,
   isAvailablePod,

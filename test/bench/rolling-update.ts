@@ -8,8 +8,8 @@
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
-import { aDaemonSet } from '../builders.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { aDaemonSet } from '../support/builders.ts';
 import {
   figure,
   isAvailablePod,

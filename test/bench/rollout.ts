@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet } from '@kubernetes/client-node';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 import {
   createDaemonSet,
   figure,

@@ -20,7 +20,7 @@ import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 import { nextMessage, populateDaemonSet, quantile, startWorker } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 

@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import type { ClientResult, ClientTask } from './sim-throughput-client.ts';
 
 const { values } = parseArgs({

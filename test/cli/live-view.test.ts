@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { daemonSetRow, isConverged, renderView, rowConverged } from '../../lib/cli/live-view.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 const idle = { ingress: 0, ingressDelayed: 0, work: 0, workDlq: 0, ingressDlq: 0 };
 

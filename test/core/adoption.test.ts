@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planAdoption } from '../../lib/core/adoption.ts';
-import { aDaemonSet, aPod } from '../builders.ts';
+import { aDaemonSet, aPod } from '../support/builders.ts';
 
 const ds = aDaemonSet('agent');
 const names = (pods: { metadata?: { name?: string } }[]) => pods.map((p) => p.metadata?.name);

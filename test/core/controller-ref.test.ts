@@ -1,7 +1,7 @@
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { controllerOf, controllerRefFor, isControlledBy } from '../../lib/core/controller-ref.ts';
-import { aDaemonSet, aPod } from '../builders.ts';
+import { aDaemonSet, aPod } from '../support/builders.ts';
 
 const ds = aDaemonSet('agent');
 const ref = (uid: string, controller?: boolean): V1OwnerReference => ({

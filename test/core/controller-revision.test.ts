@@ -6,7 +6,7 @@ import {
   revisionMatches,
 } from '../../lib/core/controller-revision.ts';
 import { templateHash } from '../../lib/core/template-hash.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 const ds = aDaemonSet('agent', { namespace: 'ops', annotations: { note: 'x' }, labels: { tier: 'node' } });
 

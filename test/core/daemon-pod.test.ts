@@ -9,7 +9,7 @@ import {
   targetNodeName,
 } from '../../lib/core/daemon-pod.ts';
 import { automaticTolerations } from '../../lib/core/tolerations.ts';
-import { aDaemonSet, aPod } from '../builders.ts';
+import { aDaemonSet, aPod } from '../support/builders.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const pinned = (node: string) => ({

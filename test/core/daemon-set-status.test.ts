@@ -1,7 +1,7 @@
 import type { V1DaemonSet, V1DaemonSetStatus, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { computeDaemonSetStatus, statusChanged, statusRequeue } from '../../lib/core/daemon-set-status.ts';
-import { aDaemonSet, aNode, aPod } from '../builders.ts';
+import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const HASH = 'newhash';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultDaemonSet } from '../../lib/core/defaults.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 describe('defaultDaemonSet', () => {
   it('fills the apps/v1 defaults and leaves the input alone', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BURST_REPLICAS, rolloutExtensionsOf } from '../../lib/core/extensions.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 const defaults = {
   partition: 0,

@@ -4,7 +4,7 @@ import {
   FAILURE_BACKOFF_ANNOTATION,
   failedPodDecision,
 } from '../../lib/core/failure-backoff.ts';
-import { aPod } from '../builders.ts';
+import { aPod } from '../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);

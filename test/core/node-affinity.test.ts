@@ -5,7 +5,7 @@ import {
   isValidLabelValue,
   nodeMatchesRequiredAffinity,
 } from '../../lib/core/node-affinity.ts';
-import { aNode } from '../builders.ts';
+import { aNode } from '../support/builders.ts';
 
 const node = aNode('node-a', { labels: { zone: 'eu-1', disk: 'ssd', cpus: '16', gpu: '' } });
 

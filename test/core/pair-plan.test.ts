@@ -4,7 +4,7 @@ import type { Action } from '../../lib/core/action.ts';
 import { daemonPodName } from '../../lib/core/daemon-pod.ts';
 import { FAILURE_BACKOFF_ANNOTATION } from '../../lib/core/failure-backoff.ts';
 import { planPair } from '../../lib/core/pair-plan.ts';
-import { aDaemonSet, aNode, aPod, type PodOptions } from '../builders.ts';
+import { aDaemonSet, aNode, aPod, type PodOptions } from '../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const HASH = 'newhash';

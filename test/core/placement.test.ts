@@ -1,7 +1,7 @@
 import type { V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { nodeShouldRunDaemonPod } from '../../lib/core/placement.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 
 const taint = (key: string, effect: string, value?: string): V1Taint => ({
   key,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { planRevisions, type RevisionPlan } from '../../lib/core/revision-history.ts';
 import { templateHash } from '../../lib/core/template-hash.ts';
-import { aDaemonSet, aPod } from '../builders.ts';
+import { aDaemonSet, aPod } from '../support/builders.ts';
 
 const current = aDaemonSet('agent', { image: 'v-now', revisionHistoryLimit: 2 });
 const hashNow = templateHash(current.spec?.template ?? {});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowsSurge, rolloutBudget, scaledValue } from '../../lib/core/rollout-budget.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 describe('rollout budget', () => {
   it.each([

@@ -5,7 +5,7 @@ import { type NodeView, nodeViewsFor } from '../../lib/core/node-view.ts';
 import { isPodAvailable } from '../../lib/core/pod-availability.ts';
 import { rolloutBudget } from '../../lib/core/rollout-budget.ts';
 import { planRollout } from '../../lib/core/rollout-plan.ts';
-import { aDaemonSet, aNode, aPod } from '../builders.ts';
+import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const HASH = 'newhash';

@@ -8,7 +8,11 @@ function fixture(name: string): unknown {
   return parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 }
 
-const nodes = (fixture('nodes.yaml') as { items: V1Node[] }).items;
+const nodes = (
+  parse(readFileSync(new URL('../../lib/sim/fixtures/nodes.yaml', import.meta.url), 'utf8')) as {
+    items: V1Node[];
+  }
+).items;
 
 describe('seed fixtures: placement of the seed DaemonSets on nodes.yaml', () => {
   it('nodes.yaml holds the six nodes its comment describes', () => {

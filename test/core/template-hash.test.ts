@@ -8,7 +8,7 @@ import {
   stableJson,
   templateHash,
 } from '../../lib/core/template-hash.ts';
-import { aDaemonSet } from '../builders.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 const template = (image = 'busybox:1.36'): V1PodTemplateSpec =>
   aDaemonSet('d', { image }).spec?.template ?? {};

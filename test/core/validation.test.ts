@@ -1,7 +1,7 @@
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { validateDaemonSet } from '../../lib/core/validation.ts';
-import { aDaemonSet, type DaemonSetOptions } from '../builders.ts';
+import { aDaemonSet, type DaemonSetOptions } from '../support/builders.ts';
 
 /** A valid DaemonSet changed by `mutate`. */
 function invalidBy(mutate: (ds: V1DaemonSet) => void, options: DaemonSetOptions = {}): V1DaemonSet {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectlBinary, type PipelineWorld, startPipelineWorld } from './pipeline-harness.ts';
+import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}.yaml`, import.meta.url));
 

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDemoDaemonSets } from '../../lib/cli/demo-daemon-sets.ts';
 import { writePipelineState } from '../../lib/cli/pipeline-state.ts';
 import { runRedriveCommand } from '../../lib/cli/redrive-command.ts';
-import { localReplayName, replayJournal } from '../../lib/pipeline/local-pipeline-replay.ts';
+import { localReplayName, replayJournal } from '../../lib/local/local-pipeline-replay.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
-import { type PipelineWorld, startPipelineWorld } from './pipeline-harness.ts';
+import { type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const on = (world: PipelineWorld, node: string) => world.placement().filter((p) => p.endsWith(`@${node}`));
 const both = (node: string) => [`kiada/demo@${node}`, `kube-system/fluentd-elasticsearch@${node}`];

@@ -1,7 +1,7 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECONCILE_USER_AGENT } from '../../lib/pipeline/build-pipeline-deps.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
@@ -10,8 +10,8 @@ import {
   storedDaemonSet,
   updateDaemonSet,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const NODES = Array.from({ length: 30 }, (_, i) => `n${String(i + 1).padStart(2, '0')}`);
 

@@ -1,9 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aNode } from '../builders.ts';
-import { findKubectl, type KubectlResult, kubectlFor } from '../sim/kubectl-harness.ts';
-import { daemonSetMessage, podsOf, storedDaemonSet } from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+import { aNode } from '../support/builders.ts';
+import { findKubectl, type KubectlResult, kubectlFor } from '../support/kubectl-harness.ts';
+import { daemonSetMessage, podsOf, storedDaemonSet } from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const kubectlBinary = findKubectl();
 

@@ -4,11 +4,11 @@ import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
-import { DaemonSetCache } from '../../lib/pipeline/daemon-set-cache.ts';
-import { reconcileNode } from '../../lib/pipeline/reconcile-node.ts';
-import { reconcilePair } from '../../lib/pipeline/reconcile-pair.ts';
-import { RelayNodeContext } from '../../lib/pipeline/relay-node-context.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import { DaemonSetCache } from '../../lib/reconcile/daemon-set-cache.ts';
+import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
+import { reconcilePair } from '../../lib/reconcile/reconcile-pair.ts';
+import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   createDaemonSet,
   daemonSetKey,
@@ -19,8 +19,8 @@ import {
   podsOf,
   storedDaemonSet,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 describe('node and pair messages with the relay hints', () => {
   let harness: Harness;

@@ -4,8 +4,8 @@ import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import { podHintOf } from '../../lib/messages/pair-hints.ts';
 import type { PairMessage } from '../../lib/messages/work-message.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
@@ -16,8 +16,8 @@ import {
   podsOf,
   storedDaemonSet,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 describe('node changes', () => {
   let harness: Harness;

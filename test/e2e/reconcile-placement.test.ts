@@ -7,8 +7,8 @@ import {
   fixtureDaemonSet,
   placementOf,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const seeds = [
   { file: 'fluentd-elasticsearch.yaml', nodes: ['cordoned-1', 'master-1', 'worker-1', 'worker-ssd'] },

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import { FAILURE_BACKOFF_ANNOTATION } from '../../lib/core/failure-backoff.ts';
 import { templateHash } from '../../lib/core/template-hash.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
@@ -15,8 +15,8 @@ import {
   podsOf,
   storedDaemonSet,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, type HarnessOptions, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, type HarnessOptions, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const created = (pod: V1Pod) => new Date(String(pod.metadata?.creationTimestamp)).getTime();
 

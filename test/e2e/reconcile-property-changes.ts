@@ -11,8 +11,8 @@ import {
   pairMessage,
   storedDaemonSet,
   updateDaemonSet,
-} from './reconcile-cluster.ts';
-import type { Harness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import type { Harness } from '../support/reconcile-harness.ts';
 import { DAEMON_SETS, livePods } from './reconcile-property-model.ts';
 
 /** One change to the cluster. */

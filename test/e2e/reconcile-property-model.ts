@@ -4,8 +4,8 @@
  */
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
-import { isReady, podsOf, storedDaemonSet } from './reconcile-cluster.ts';
-import type { Harness } from './reconcile-harness.ts';
+import { isReady, podsOf, storedDaemonSet } from '../support/reconcile-cluster.ts';
+import type { Harness } from '../support/reconcile-harness.ts';
 
 /** The DaemonSets of the property: `all` on every node, `ssd` on nodes labelled disk=ssd. */
 export const DAEMON_SETS = ['all', 'ssd'] as const;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import { mulberry32 } from '../../lib/sim/faults.ts';
-import { aDaemonSet, aNode } from '../builders.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   createDaemonSet,
   daemonSetMessage,
@@ -17,8 +17,8 @@ import {
   nodeMessage,
   podsOf,
   storedDaemonSet,
-} from './reconcile-cluster.ts';
-import { startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { startReconcileHarness } from '../support/reconcile-harness.ts';
 import { apply, changeArb, type Run } from './reconcile-property-changes.ts';
 import {
   DAEMON_SETS,

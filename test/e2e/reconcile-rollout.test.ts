@@ -1,7 +1,7 @@
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
-import { aDaemonSet, aNode, type DaemonSetOptions } from '../builders.ts';
+import { aDaemonSet, aNode, type DaemonSetOptions } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
@@ -14,8 +14,8 @@ import {
   storedDaemonSet,
   updateDaemonSet,
   waitFor,
-} from './reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const NODES = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 const V2 = 'busybox:1.37';

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { aDaemonSet, aNode } from '../builders.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
   daemonSetMessage,
   placementOf,
   waitFor,
-} from '../e2e/reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from '../e2e/reconcile-harness.ts';
-import { lambdaContext } from '../e2e/reconcile-queues.ts';
+} from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
+import { lambdaContext } from '../support/reconcile-queues.ts';
 
 describe('functions/reconcile', () => {
   let harness: Harness;

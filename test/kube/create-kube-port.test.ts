@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { aDaemonSet, aNode, aPod } from '../builders.ts';
+import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 import { lastRequestOf, startTinyApiServer, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';
 

@@ -15,8 +15,8 @@ import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { RequestCounter } from '../../lib/kube/request-counter.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
-import { aDaemonSet } from '../builders.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 let cluster: SimCluster;
 const counter = new RequestCounter();

@@ -14,7 +14,7 @@ import {
   UnauthorizedError,
 } from '../../lib/kube/kube-api-errors.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { aPod } from '../builders.ts';
+import { aPod } from '../support/builders.ts';
 import { type Answer, startTinyApiServer, statusBody, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';
 

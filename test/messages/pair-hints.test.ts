@@ -9,7 +9,7 @@ import {
   podFromHint,
   podHintOf,
 } from '../../lib/messages/pair-hints.ts';
-import { aDaemonSet, aNode, aPod } from '../builders.ts';
+import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 
 const ds = aDaemonSet('fluentd', { namespace: 'kube-system', uid: 'uid-ds' });
 

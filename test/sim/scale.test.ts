@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import type { KubeObject } from '../../lib/sim/store.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
 
 const NODES = 10_000;
 const PODS = 100_000;

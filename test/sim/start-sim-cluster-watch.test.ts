@@ -1,7 +1,7 @@
 import { KubeConfig, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { apisFor } from './test-daemon-controller.ts';
+import { apisFor } from '../support/test-daemon-controller.ts';
 
 interface Seen {
   type: string;

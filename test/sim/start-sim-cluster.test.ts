@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { aNode } from '../builders.ts';
-import { conditionOf } from './runtime-harness.ts';
+import { aNode } from '../support/builders.ts';
+import { conditionOf } from '../support/runtime-harness.ts';
 
 const clusters: SimCluster[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'everynode-sim-'));

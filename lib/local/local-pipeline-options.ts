@@ -1,0 +1,33 @@
+/** What a local pipeline is started with. */
+import type { ManagedKind } from '../kube/managed-kind.ts';
+
+/** Options of `startLocalPipeline`. */
+export interface LocalPipelineOptions {
+  /** The cluster, as a kubeconfig file (the simulated cluster writes one). */
+  readonly kubeconfigPath: string;
+  readonly managedKind: ManagedKind;
+  /** Where the journal (`journal.jsonl`) and the relay checkpoint live. */
+  readonly stateDir: string;
+  /** Journal path (default `<stateDir>/journal.jsonl`). */
+  readonly journalPath?: string;
+  /** API requests per second of each component (default 100). */
+  readonly apiQps?: number;
+  /** Receives of a work message before the DLQ (default 5). */
+  readonly maxReceiveCount?: number;
+  /** Visibility timeout of the queues in seconds (default 30, as a function timeout would set). */
+  readonly visibilityTimeoutSeconds?: number;
+  /**
+   * Concurrent router / reconcile invocations (default 8 / 8). Lambda scales the router's pollers with
+   * the ingress queue; a router invocation may hold an envelope due within the second (see
+   * `MAX_ROUTER_HOLD_MS`), so a few pollers alone would leave triggers waiting behind it.
+   */
+  readonly routerConcurrency?: number;
+  readonly reconcileConcurrency?: number;
+  /** Coalescing window of status refreshes in seconds (default 2). */
+  readonly statusWindowSeconds?: number;
+  /** Where log lines go (default nowhere), and from which level (default INFO). */
+  readonly log?: (line: string) => void;
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Start the relay with the pipeline (default true); tests may start and stop it themselves. */
+  readonly startRelay?: boolean;
+}

@@ -1,0 +1,133 @@
+/**
+ * The whole pipeline in one process (`everynode run`, the end-to-end tests and benchmarks): the
+ * relay watching the cluster, the local bus journalling every trigger onto the ingress queue, and
+ * the router and reconcile Lambda handlers — the very handlers the functions export — invoked by
+ * local SQS event sources over real SQS queues (fauxqs), with the same batching, partial batch
+ * failures, visibility timeouts and DLQ redrive as the Lambda event source mappings on AWS.
+ */
+import { join } from 'node:path';
+import type { KubePort } from '../kube/kube-port.ts';
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import { LocalEventBus } from '../queue/event-bus-local.ts';
+import { Journal } from '../queue/journal.ts';
+import { type LocalQueues, startLocalQueues } from '../queue/local-queues.ts';
+import { type SqsEventSource, type SqsHandler, startSqsEventSource } from '../queue/sqs-event-source.ts';
+import type { Relay } from '../relay/relay.ts';
+import { FileCheckpointStore } from '../relay/relay-checkpoint.ts';
+import { type LocalComponents, localComponents } from './local-pipeline-components.ts';
+import { LocalCounters } from './local-pipeline-metrics.ts';
+import type { LocalPipelineOptions } from './local-pipeline-options.ts';
+import { type QueueDepths, queueDepths } from './local-pipeline-queues.ts';
+import { RelaySupervisor } from './local-pipeline-relay.ts';
+
+/** A running local pipeline. */
+export interface LocalPipeline {
+  readonly queues: LocalQueues;
+  readonly bus: LocalEventBus;
+  readonly journalPath: string;
+  /** Router and reconcile metrics, relay-published triggers included. */
+  readonly counters: LocalCounters;
+  /** A client for the CLI's own reads (the live view), with its own user agent. */
+  readonly kube: KubePort;
+  /** The running relay, if any. */
+  readonly relay: Relay | undefined;
+  /** Starts the relay (resuming from its checkpoint); a no-op when it runs. */
+  startRelay(): Promise<void>;
+  /** Stops the relay after publishing what it has and writing its checkpoint. */
+  stopRelay(): Promise<void>;
+  /** Messages waiting (visible, in flight or delayed) on each queue. */
+  queueDepths(): Promise<QueueDepths>;
+  /** Stops the relay, the event sources and the queues. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `concurrency` pollers split into event sources of at most 8: each source's pollers share one abort
+ * signal, and Node warns about more than 10 listeners on one signal.
+ */
+function pollerShares(concurrency: number): number[] {
+  const shares: number[] = [];
+  for (let left = Math.max(1, concurrency); left > 0; left -= 8) shares.push(Math.min(8, left));
+  return shares;
+}
+
+/** The local Lambda event sources: reconcile on the work queue, router on the ingress queue. */
+function startEventSources(
+  options: Readonly<LocalPipelineOptions>,
+  queues: LocalQueues,
+  parts: LocalComponents,
+): SqsEventSource[] {
+  const source = (name: string, queueUrl: string, handler: SqsHandler, concurrency: number) =>
+    startSqsEventSource({
+      sqs: queues.sqs,
+      queueUrl,
+      handler,
+      concurrency,
+      functionName: `everynode-${name}`,
+      onError: (error) =>
+        parts.log(name).warn('invocation failed; the batch will be redelivered', { error: String(error) }),
+    });
+  return [
+    ...pollerShares(options.reconcileConcurrency ?? 8).map((n) =>
+      source('reconcile', queues.urls.work, parts.reconcileHandler, n),
+    ),
+    ...pollerShares(options.routerConcurrency ?? 8).map((n) =>
+      source('router', queues.urls.ingress, parts.routerHandler, n),
+    ),
+  ];
+}
+
+/** Starts the queues, the reconcile and router event sources, then the relay. */
+export async function startLocalPipeline(options: Readonly<LocalPipelineOptions>): Promise<LocalPipeline> {
+  const queues = await startLocalQueues({
+    maxReceiveCount: options.maxReceiveCount ?? 5,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+  });
+  const counters = new LocalCounters();
+  const journalPath = options.journalPath ?? join(options.stateDir, 'journal.jsonl');
+  const bus = new LocalEventBus({
+    sqs: queues.sqs,
+    ingressUrl: queues.urls.ingress,
+    journal: new Journal(journalPath),
+  });
+  let sources: SqsEventSource[] = [];
+  try {
+    const parts = localComponents(options, queues, counters);
+    sources = startEventSources(options, queues, parts);
+    const relay = new RelaySupervisor(
+      {
+        kube: parts.relayKube,
+        managedKind: options.managedKind,
+        bus,
+        checkpoints: new FileCheckpointStore(join(options.stateDir, 'relay-checkpoint.json')),
+        logger: parts.log('relay'),
+        checkpointEveryMs: 500,
+      },
+      parts.log('relay'),
+    );
+    const pipeline: LocalPipeline = {
+      queues,
+      bus,
+      journalPath,
+      counters,
+      kube: parts.viewKube,
+      get relay() {
+        return relay.relay;
+      },
+      startRelay: () => relay.start(),
+      stopRelay: () => relay.stop(),
+      queueDepths: () => queueDepths(queues),
+      stop: async () => {
+        await relay.stop().catch(() => undefined);
+        await Promise.all(sources.map((s) => s.stop()));
+        await queues.stop();
+      },
+    };
+    if (options.startRelay !== false) await pipeline.startRelay();
+    return pipeline;
+  } catch (error) {
+    await Promise.all(sources.map((s) => s.stop()));
+    await queues.stop();
+    throw error;
+  }
+}

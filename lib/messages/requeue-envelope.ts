@@ -1,0 +1,128 @@
+/**
+ * Delayed work (pipeline design decision 2). SQS FIFO queues cannot delay a single message, so a
+ * requeue travels through the ingress (standard) queue with `DelaySeconds` (at most 900), wrapped
+ * in this envelope; the router forwards `message` to the work queue once `notBefore` has passed
+ * and otherwise sends the envelope back to the ingress queue with the remaining delay, which
+ * chains waits longer than 15 minutes.
+ */
+import * as z from 'zod';
+import { fifoSafeId } from './message-group-id.ts';
+import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
+import { type WorkMessage, workMessageSchema } from './work-message.ts';
+
+/** The longest delay SQS applies to one message (DelaySeconds). */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** A work message to deliver to the work queue no earlier than `notBefore`. */
+export const requeueEnvelopeSchema = z.object({
+  v: z.literal(1),
+  kind: z.literal('requeue'),
+  notBefore: z.iso.datetime({ offset: true }),
+  message: workMessageSchema,
+  /**
+   * The FIFO de-duplication id to forward `message` with instead of its own: requeues of one
+   * DaemonSet step due in the same status window share the router's status-refresh id, so they
+   * collapse with each other and with the refresh into one step.
+   */
+  deduplicationId: z.string().min(1).max(128).optional(),
+});
+
+/** A requeue envelope. */
+export type RequeueEnvelope = z.infer<typeof requeueEnvelopeSchema>;
+
+/** The ingress-queue body of an envelope delivering `message` at `notBefore` (with `deduplicationId`, when given). */
+export function formatRequeueEnvelope(
+  message: Readonly<WorkMessage>,
+  notBefore: Date,
+  deduplicationId?: string,
+): string {
+  const envelope = { v: 1, kind: 'requeue', notBefore: notBefore.toISOString(), message };
+  return JSON.stringify(
+    requeueEnvelopeSchema.parse(deduplicationId ? { ...envelope, deduplicationId } : envelope),
+  );
+}
+
+/** The status-refresh window of the router (pipeline design decision 9), in seconds. */
+export const STATUS_WINDOW_SECONDS = 2;
+
+/**
+ * When a DaemonSet step asked to run again `afterSeconds` from `now` should run, and its FIFO
+ * de-duplication id: at the end of the {@link STATUS_WINDOW_SECONDS} window containing the wanted
+ * time, with the router's status-refresh id of that window (`status:<uid>:<window>`). So every
+ * reason to run the step again in one window — burst continuation, terminating pods, readiness
+ * changes — becomes one step, which bounds the DaemonSet steps (and status writes) of a large
+ * rollout to one per window.
+ */
+export function daemonSetRequeueSlot(
+  uid: string,
+  afterSeconds: number,
+  now: Date,
+): { afterSeconds: number; deduplicationId: string } {
+  const windowMs = STATUS_WINDOW_SECONDS * 1000;
+  const window = Math.floor((now.getTime() + Math.max(0, afterSeconds) * 1000) / windowMs);
+  return {
+    afterSeconds: ((window + 1) * windowMs - now.getTime()) / 1000,
+    deduplicationId: fifoSafeId(`status:${uid}:${window}`),
+  };
+}
+
+/** True when the ingress JSON object `json` is a requeue envelope rather than an EventBridge event. */
+export function isRequeueBody(json: Readonly<Record<string, unknown>>): boolean {
+  return json.kind === 'requeue';
+}
+
+/** The envelope the parsed ingress body `json` holds, or why it holds none. */
+export function requeueEnvelopeOf(
+  json: Readonly<Record<string, unknown>>,
+): ParseResult<'envelope', RequeueEnvelope> {
+  const parsed = requeueEnvelopeSchema.safeParse(json);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      reason: `invalid requeue envelope: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`,
+    };
+  }
+  return { ok: true, envelope: parsed.data };
+}
+
+/** The envelope in the ingress body `body`, or why it is none (not a JSON object, or not an envelope). */
+export function parseRequeueEnvelope(body: string): ParseResult<'envelope', RequeueEnvelope> {
+  const json = parseJsonObject(body);
+  return json.ok ? requeueEnvelopeOf(json.value) : json;
+}
+
+/**
+ * The longest wait the router holds in-process before forwarding an envelope that came early: SQS
+ * delays are whole seconds, so an envelope is delayed by its wait rounded DOWN and the router waits
+ * out the fraction. Rounding up instead delivers every delayed step up to a second late — a status
+ * refresh due at its window's end, on average half a second after it.
+ */
+export const MAX_ROUTER_HOLD_MS = 1000;
+
+/**
+ * The seconds SQS should hold an envelope due at `notBefore` when sent at `now`: the remaining wait,
+ * rounded down (the router holds the rest, under {@link MAX_ROUTER_HOLD_MS}), capped at
+ * {@link MAX_SQS_DELAY_SECONDS}; 0 when it is due within a second.
+ */
+export function delaySecondsUntil(notBefore: Date, now: Date): number {
+  const remaining = Math.floor((notBefore.getTime() - now.getTime()) / 1000);
+  return Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, remaining));
+}
+
+/**
+ * `message` sent again for `reason`: its cause becomes a requeue requested at `now` (so it is new
+ * work to FIFO de-duplication) with the attempt counted on from a previous requeue, and its hints
+ * are dropped (they describe the state that made the wait necessary).
+ */
+export function withRequeueCause(message: Readonly<WorkMessage>, reason: string, now: Date): WorkMessage {
+  const attempt = message.cause.type === 'requeue' ? (message.cause.attempt ?? 0) + 1 : 0;
+  const cause = {
+    type: 'requeue' as const,
+    reason: reason.slice(0, 256),
+    attempt,
+    requestedAt: now.toISOString(),
+  };
+  if (message.kind === 'daemonset') return { ...message, cause };
+  const { hints: _hints, ...rest } = message;
+  return { ...rest, cause };
+}

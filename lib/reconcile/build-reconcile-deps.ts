@@ -1,0 +1,53 @@
+/**
+ * The reconcile deps from the function configuration: built once per process (a Lambda container,
+ * `everynode run`), so the keep-alive agent, the request budget, the SQS client and the caches
+ * are shared by every invocation.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { connectionOf } from '../kube/cluster-connection.ts';
+import { createKubePort } from '../kube/create-kube-port.ts';
+import { RequestBudget } from '../kube/request-budget.ts';
+import type { StructuredLogger } from '../log/structured-logger.ts';
+import { localSqsClient } from '../queue/local-sqs-client.ts';
+import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/sqs-senders.ts';
+import { DaemonSetCache } from './daemon-set-cache.ts';
+import { EventRecorder } from './event-recorder.ts';
+import type { ReconcileConfig } from './reconcile-config.ts';
+import type { ReconcileDeps } from './reconcile-deps.ts';
+
+/** The User-Agent of the reconcile function's API requests. */
+export const RECONCILE_USER_AGENT = 'everynode/reconcile';
+
+/** What the deps are built from. */
+export interface ReconcileDepsOptions {
+  readonly config: ReconcileConfig;
+  readonly logger: StructuredLogger;
+  /** The User-Agent of API requests (default {@link RECONCILE_USER_AGENT}). */
+  readonly userAgent?: string;
+  /** An SQS client to use instead of one built from the configuration. */
+  readonly sqs?: SQSClient;
+  readonly clock?: () => Date;
+}
+
+/** The deps of the reconcile steps for `options.config`. */
+export function buildReconcileDeps(options: Readonly<ReconcileDepsOptions>): ReconcileDeps {
+  const { config, logger } = options;
+  const clock = options.clock ?? (() => new Date());
+  const kube = createKubePort({
+    connection: connectionOf(config.cluster),
+    managedKind: config.managedKind,
+    budget: new RequestBudget({ requestsPerSecond: config.apiQps, burst: config.apiBurst }),
+    userAgent: options.userAgent ?? RECONCILE_USER_AGENT,
+  });
+  const sqs = options.sqs ?? (config.sqsEndpoint ? localSqsClient(config.sqsEndpoint) : new SQSClient({}));
+  return {
+    kube,
+    workQueue: sqsWorkSender(sqs, config.queues.work),
+    requeue: sqsRequeueSender(sqs, config.queues.ingress, clock),
+    deadLetter: sqsDeadLetterSender(sqs, config.queues.workDlq),
+    events: new EventRecorder({ kube, clock, logger }),
+    clock,
+    logger,
+    cache: new DaemonSetCache(),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The `daemonset` step (pipeline design decision 5; upstream daemon_controller.go syncDaemonSet):
+ * validation, ControllerRevisions, adoption, fan-out of the pairs that need work, the rolling
+ * update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps the rolling
+ * update within its budget.
+ */
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
+import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
+import { isEmptyLabelSelector } from '../core/label-selector.ts';
+import { validateDaemonSet } from '../core/validation.ts';
+import { daemonSetRequeueSlot, withRequeueCause } from '../messages/requeue-envelope.ts';
+import type { DaemonSetMessage } from '../messages/work-message.ts';
+import { claimPods } from './claim-pods.ts';
+import { EventReason } from './event-recorder.ts';
+import type { ReconcileDeps } from './reconcile-deps.ts';
+import { labelSelectorQuery, violationQueries } from './selector-query.ts';
+import { emptyReport, type StepReport, sumReports } from './step-report.ts';
+import { type DaemonSetReads, syncClaimedDaemonSet } from './sync-claimed-daemon-set.ts';
+import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-daemon-set-status.ts';
+
+/** Upstream's SelectingAll event message. */
+export const SELECTING_ALL_MESSAGE =
+  'This daemon set is selecting all pods. A non-empty selector is required.';
+
+/** The DaemonSet the message names, or undefined when there is nothing to do (gone, re-created, being deleted). */
+async function readDaemonSet(
+  deps: ReconcileDeps,
+  message: Readonly<DaemonSetMessage>,
+): Promise<DaemonSet | undefined> {
+  const { namespace, name, uid } = message.daemonSet;
+  const ds = await deps.kube.getDaemonSet(namespace, name);
+  if (ds !== undefined) deps.cache.putRecentDaemonSet(ds, deps.clock().getTime());
+  if (ds === undefined || (uid !== undefined && ds.metadata?.uid !== uid)) return undefined;
+  // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
+  return ds.metadata?.deletionTimestamp ? undefined : ds;
+}
+
+/**
+ * An invalid spec: a Warning event and the invalid-spec condition, no pod touched, no retry
+ * (the next change of the DaemonSet brings a new message). Upstream's SelectingAll event first when
+ * the selector is empty.
+ */
+async function reportInvalid(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  violations: readonly string[],
+): Promise<StepReport> {
+  if (isEmptyLabelSelector(ds.spec?.selector ?? {})) {
+    deps.events.warning(ds, EventReason.SelectingAll, SELECTING_ALL_MESSAGE);
+  }
+  const message = violations.join('; ');
+  deps.events.warning(ds, EventReason.InvalidSpec, message);
+  deps.logger.warn('DaemonSet spec is invalid; touching none of its pods', {
+    daemonSet: `${ds.metadata?.namespace}/${ds.metadata?.name}`,
+    reason: INVALID_SPEC_REASON,
+    violations,
+  });
+  const report = emptyReport();
+  report.statusWrites = await writeDaemonSetStatus(deps, ds, invalidSpecStatus(ds, message, deps.clock()));
+  return report;
+}
+
+/**
+ * The revisions of the namespace (fresh: revision writes are few and a stale list would only make
+ * them collide), every node and the DaemonSet's candidate pods (from the watch cache: every write
+ * that follows is guarded) — the pods matching its selector, and those it controls (labelled with
+ * its uid) that no longer match and must be released, found by one small LIST per selector
+ * requirement rather than a second LIST of all its pods. The node LIST is shared with the other
+ * DaemonSet steps of the process whose messages arrived before it began (`receivedAt`).
+ */
+async function readAround(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  receivedAt: number,
+): Promise<DaemonSetReads> {
+  const namespace = ds.metadata?.namespace ?? 'default';
+  const listedAt = deps.clock().getTime();
+  const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
+  const listPods = (labelSelector: string) =>
+    deps.kube.listPods({ namespace, labelSelector, allowStale: true });
+  const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
+    deps.kube.listControllerRevisions(namespace),
+    deps.cache.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
+    listPods(labelSelectorQuery(ds.spec?.selector)),
+    ...violationQueries(ds.spec?.selector, own).map(listPods),
+  ]);
+  const nodes = sharedNodes.value;
+  deps.cache.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+  const pods = new Map<string, V1Pod>();
+  for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
+    pods.set(pod.metadata?.uid ?? '', pod);
+  const observation = `${nodes.resourceVersion}/${matching.resourceVersion}`;
+  return {
+    revisions: revisions.items,
+    nodes: nodes.items,
+    pods: [...pods.values()],
+    observation,
+    nodesResourceVersion: nodes.resourceVersion,
+    listedAt,
+  };
+}
+
+/**
+ * Runs the DaemonSet-wide steps for the DaemonSet `message` names. Nothing happens when it is gone,
+ * re-created under another uid, or being deleted; an invalid spec is reported and touches no pod.
+ * Otherwise: adoption, revisions, rolling update, fan-out and status (see syncClaimedDaemonSet), and a
+ * delayed `daemonset` message when something depends on time passing. `receivedAt`: when the
+ * message arrived (ms since the epoch).
+ */
+export async function reconcileDaemonSet(
+  deps: ReconcileDeps,
+  message: Readonly<DaemonSetMessage>,
+  receivedAt = Date.now(),
+): Promise<StepReport> {
+  const ds = await readDaemonSet(deps, message);
+  if (ds === undefined) return emptyReport();
+  const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
+  if (violations.length > 0) return reportInvalid(deps, ds, violations);
+  const reads = await readAround(deps, ds, receivedAt);
+  const claim = await claimPods(deps, ds, reads.pods);
+  const sync = await syncClaimedDaemonSet(
+    deps,
+    ds,
+    { ...reads, pods: claim.claimed },
+    message.cause,
+    claim.blocked,
+  );
+  const reports = [claim.report, sync.report];
+  if (sync.requeueAfterSeconds !== undefined) {
+    const now = deps.clock();
+    const uid = ds.metadata?.uid ?? '';
+    const again = withRequeueCause(
+      { ...message, daemonSet: { ...message.daemonSet, uid } },
+      sync.requeueReason,
+      now,
+    );
+    const slot = daemonSetRequeueSlot(uid, sync.requeueAfterSeconds, now);
+    await deps.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
+    reports.push({ ...emptyReport(), requeues: 1 });
+  }
+  return sumReports(...reports);
+}

@@ -1,0 +1,118 @@
+/**
+ * The `pair` step: make one DaemonSet right on one node (upstream podsShouldBeOnNode + syncNodes
+ * for a single node), idempotently, from hints or a fresh read.
+ */
+import type { Action } from '../core/action.ts';
+import { planPair } from '../core/pair-plan.ts';
+import { EverynodeError } from '../errors/everynode-error.ts';
+import { withRequeueCause } from '../messages/requeue-envelope.ts';
+import type { PairMessage } from '../messages/work-message.ts';
+import { executeActions } from './action-executor.ts';
+import { isActionable } from './actionable.ts';
+import { type PairRead, readHintedPair, readPair } from './pair-reader.ts';
+import { terminationWaitSeconds } from './pair-waits.ts';
+import type { ReconcileDeps } from './reconcile-deps.ts';
+import { emptyReport, type StepReport, sumReports } from './step-report.ts';
+
+/** A pair kept changing under its plan (two Conflicts in a row); retried by redelivery. */
+export class PairConflictError extends EverynodeError {
+  constructor(message: Readonly<PairMessage>) {
+    const { namespace, name } = message.daemonSet;
+    super(
+      `reconciling DaemonSet ${namespace}/${name} on node ${message.node.name}: pods changed while planning twice`,
+      true,
+    );
+  }
+}
+
+/** The plan for a read pair. */
+export function planRead(read: Readonly<PairRead>, now: Date): Action[] {
+  const { ds, node, pods, currentHash, nodeName } = read;
+  return planPair({ ds, node, pods, currentHash, now, nodeName });
+}
+
+/**
+ * Reconciles the pair `message` names: read (hinted when the hints are usable), plan with
+ * `planPair`, execute. A Conflict on a delete re-reads the pair once without hints and plans
+ * again; a second one throws PairConflictError. Failed-pod backoff and terminating pods become a
+ * delayed requeue of the pair. A DaemonSet that is gone (or re-created under another uid), being
+ * deleted, or invalid is nothing to do here: garbage collection removes its pods, and the DaemonSet
+ * step reports an invalid spec.
+ */
+export async function reconcilePair(
+  deps: ReconcileDeps,
+  message: Readonly<PairMessage>,
+): Promise<StepReport> {
+  if (accountedFor(deps, message)) return emptyReport();
+  const reports: StepReport[] = [];
+  let read = await readHintedPair(deps, message);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (read === undefined || !isActionable(read.ds)) return sumReports(...reports);
+    const now = deps.clock();
+    const actions = planRead(read, now);
+    const verifyNameClashes = read.podsListedAt === undefined;
+    const result = await executeActions(deps, read.ds, actions, { pods: read.pods, verifyNameClashes });
+    reports.push(result.report, hintedReport(read));
+    if (!result.conflict) {
+      // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
+      deps.cache.handledPair(pairKeyOf(message), deps.clock().getTime());
+      deps.cache.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
+      const wait = waitSeconds(read, actions, now, message, result.requeueAfterSeconds);
+      if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
+      return sumReports(...reports);
+    }
+    read = await readPair(deps, message, 'fresh');
+  }
+  throw new PairConflictError(message);
+}
+
+function pairKeyOf(message: Readonly<PairMessage>): string {
+  return `${message.daemonSet.uid}/${message.node.name}`;
+}
+
+/**
+ * True when the message is a pod watch event of the pair that this process has already accounted
+ * for: it made the pair right from a LIST of the pair's pods at or after the event's
+ * resourceVersion (or the version the hinted pods are as of), or the event is the ADDED of a pod it
+ * created (the router turns every pod event it cannot classify into a pair message), so reading
+ * the pair again, or planning from the hints, would change nothing. DaemonSet step hints name no
+ * version: they come from a LIST newer than their cause.
+ */
+function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): boolean {
+  const { cause, hints } = message;
+  if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
+  const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
+  return at !== undefined && deps.cache.accountedFor(pairKeyOf(message), at);
+}
+
+function hintedReport(read: Readonly<PairRead>): StepReport {
+  const report = emptyReport();
+  report.hinted = read.hinted ? 1 : 0;
+  return report;
+}
+
+function waitSeconds(
+  read: Readonly<PairRead>,
+  actions: readonly Action[],
+  now: Date,
+  message: Readonly<PairMessage>,
+  backoff: number | undefined,
+): number | undefined {
+  const attempt = message.cause.type === 'requeue' ? (message.cause.attempt ?? 0) : 0;
+  const termination = terminationWaitSeconds({ ...read, actions, now, attempt });
+  const waits = [backoff, termination].filter((wait): wait is number => wait !== undefined);
+  return waits.length > 0 ? Math.min(...waits) : undefined;
+}
+
+async function requeuePair(
+  deps: ReconcileDeps,
+  message: Readonly<PairMessage>,
+  afterSeconds: number,
+  now: Date,
+): Promise<StepReport> {
+  const reason = `pair waits ${afterSeconds}s (failed-pod backoff or terminating pod)`;
+  await deps.requeue.requeue(withRequeueCause(message, reason, now), afterSeconds);
+  const report = emptyReport();
+  report.requeues = 1;
+  return report;
+}

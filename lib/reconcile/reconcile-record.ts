@@ -1,0 +1,135 @@
+/**
+ * One SQS record of the work queue, as the reconcile function handles it: parse, de-duplicate
+ * within the batch, reconcile, and decide what an error means (pipeline design decisions 2 and 3).
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { isRetryable } from '../errors/everynode-error.ts';
+import { TooManyRequestsError } from '../kube/kube-api-errors.ts';
+import { messageGroupId } from '../messages/message-group-id.ts';
+import { parseWorkMessage } from '../messages/parse-work-message.ts';
+import { withRequeueCause } from '../messages/requeue-envelope.ts';
+import type { WorkMessage } from '../messages/work-message.ts';
+import type { ReconcileDeps } from './reconcile-deps.ts';
+import { reconcileMessage } from './reconcile-message.ts';
+import type { StepReport } from './step-report.ts';
+
+/** How a record ended; every outcome but a thrown error reports the record as processed. */
+export type RecordOutcome =
+  | {
+      readonly type: 'reconciled';
+      readonly kind: WorkMessage['kind'];
+      readonly report: StepReport;
+      readonly millis: number;
+    }
+  | { readonly type: 'duplicate' }
+  | { readonly type: 'dead-lettered'; readonly reason: string }
+  | { readonly type: 'throttled'; readonly retryAfterSeconds: number }
+  | { readonly type: 'retried'; readonly afterSeconds: number; readonly error: string };
+
+/**
+ * Times a message is sent back through the delayed path after a retryable failure (1, 2, 4, 8 s
+ * apart) before a failure is left to SQS: redelivery after the visibility timeout and, past the
+ * queue's maxReceiveCount, the DLQ. Redelivery holds the whole FIFO group — every later step of a
+ * DaemonSet — for the visibility timeout; a requeue holds nothing.
+ */
+export const MAX_FAILURE_REQUEUES = 4;
+
+/**
+ * What one target of work is: its FIFO group (the pair, the DaemonSet or the node) and the
+ * DaemonSet uid. Two messages with the same key in one batch are the same work: the reconcile reads
+ * the current state, which already includes whatever made either message.
+ */
+export function workKey(message: Readonly<WorkMessage>): string {
+  const uid = message.kind === 'node' ? '' : (message.daemonSet.uid ?? '');
+  return `${messageGroupId(message)}#${uid}`;
+}
+
+/** The records of a batch by work key: the first record of each key, and the keys seen more than once. */
+export interface BatchPlan {
+  /** messageId of the record that runs each key. */
+  readonly runner: ReadonlyMap<string, string>;
+  /** Keys with several records: their one run reads the pair afresh instead of trusting one record's hints. */
+  readonly repeated: ReadonlySet<string>;
+  /** When the batch arrived (ms since the epoch): reads begun since then see what sent its messages. */
+  readonly receivedAt: number;
+}
+
+/** The plan of `records`: which record reconciles each key; records that do not parse are left out. */
+export function planBatch(records: readonly Readonly<SQSRecord>[], receivedAt = Date.now()): BatchPlan {
+  const runner = new Map<string, string>();
+  const repeated = new Set<string>();
+  for (const record of records) {
+    const parsed = parseWorkMessage(record.body);
+    if (!parsed.ok) continue;
+    const key = workKey(parsed.message);
+    if (runner.has(key)) repeated.add(key);
+    else runner.set(key, record.messageId);
+  }
+  return { runner, repeated, receivedAt };
+}
+
+/** `message` without hints, when the batch holds several records for its key. */
+function withoutHints(message: WorkMessage): WorkMessage {
+  if (message.kind !== 'pair' || message.hints === undefined) return message;
+  const { hints: _hints, ...rest } = message;
+  return rest;
+}
+
+/**
+ * Handles one record: a body that is not a valid work message, or work that can never succeed
+ * (a terminal error such as 422 Invalid), goes to the DLQ at once with its reason; a later
+ * record of a key already run in this batch is skipped; a 429 sends the message back through the
+ * delayed path after Retry-After and counts as processed, so throttling never burns a receive.
+ * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
+ * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
+ * redrive policy moves it to the DLQ after maxReceiveCount.
+ */
+export async function reconcileRecord(
+  deps: ReconcileDeps,
+  record: Readonly<SQSRecord>,
+  plan: Readonly<BatchPlan>,
+): Promise<RecordOutcome> {
+  const groupId = record.attributes.MessageGroupId;
+  const parsed = parseWorkMessage(record.body);
+  if (!parsed.ok) return deadLetter(deps, record, `poison message: ${parsed.reason}`, groupId);
+  const key = workKey(parsed.message);
+  if (plan.runner.get(key) !== record.messageId) return { type: 'duplicate' };
+  const message = plan.repeated.has(key) ? withoutHints(parsed.message) : parsed.message;
+  const started = performance.now();
+  try {
+    const report = await reconcileMessage(deps, message, plan.receivedAt);
+    return { type: 'reconciled', kind: message.kind, report, millis: performance.now() - started };
+  } catch (error) {
+    if (error instanceof TooManyRequestsError) {
+      const retryAfterSeconds = Math.max(1, error.retryAfterSeconds);
+      await deps.requeue.requeue(
+        withRequeueCause(message, 'API server answered 429', deps.clock()),
+        retryAfterSeconds,
+      );
+      return { type: 'throttled', retryAfterSeconds };
+    }
+    if (!isRetryable(error))
+      return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
+    const retry = withRequeueCause(message, `failed: ${messageOf(error)}`, deps.clock());
+    const attempt = retry.cause.type === 'requeue' ? (retry.cause.attempt ?? 0) : 0;
+    if (attempt >= MAX_FAILURE_REQUEUES) throw error;
+    const afterSeconds = 2 ** attempt;
+    await deps.requeue.requeue(retry, afterSeconds);
+    return { type: 'retried', afterSeconds, error: messageOf(error) };
+  }
+}
+
+async function deadLetter(
+  deps: ReconcileDeps,
+  record: Readonly<SQSRecord>,
+  reason: string,
+  groupId: string | undefined,
+): Promise<RecordOutcome> {
+  deps.logger.error('sending a message to the DLQ', { messageId: record.messageId, reason });
+  await deps.deadLetter.deadLetter(record.body, reason, groupId);
+  return { type: 'dead-lettered', reason };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

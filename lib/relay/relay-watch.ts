@@ -1,0 +1,276 @@
+/**
+ * One resource's LIST+WATCH loop in the relay (the reflector pattern of client-go
+ * tools/cache/reflector.go ListAndWatch): list to learn the state and a version, watch from that
+ * version with bookmarks, resume from the last event or bookmark after the server ends a watch or
+ * the connection drops, and relist after 410 Gone (the version left the server's history).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { DAEMONSET_UID_LABEL } from '../core/daemon-set.ts';
+import { GoneError } from '../kube/kube-api-errors.ts';
+import type {
+  KubePort,
+  ListResult,
+  TriggeringResource,
+  WatchEvent,
+  WatchedObjects,
+  WatchedResource,
+} from '../kube/kube-port.ts';
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { StructuredLogger } from '../log/structured-logger.ts';
+import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
+import type { RelayNodeContext } from './relay-node-context.ts';
+import type { RelayPublisher } from './relay-publisher.ts';
+import type { StatusCoalescer } from './relay-status-coalescer.ts';
+import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-trigger.ts';
+
+/** The KubePort methods the relay uses. */
+export type RelayKube = Pick<
+  KubePort,
+  'listNodes' | 'listPods' | 'listDaemonSets' | 'listControllerRevisions' | 'watch'
+>;
+
+/**
+ * Label selector of the pods the relay watches: those everynode created (they carry the DaemonSet
+ * uid label). Pods created by others that a DaemonSet could adopt are found by the DaemonSet step's
+ * own LIST by selector, which every DaemonSet event and every resync runs.
+ */
+export const WATCHED_POD_SELECTOR = DAEMONSET_UID_LABEL;
+
+/** Consecutive failed watches after which the relay relists instead of resuming. */
+export const MAX_WATCH_FAILURES = 5;
+
+/** Counts of what the relay saw, for logs and the live view. */
+export interface RelayStats {
+  forwarded: number;
+  /** No-op updates (heartbeats…). */
+  dropped: number;
+  /** Status-only pod changes covered by an earlier trigger of the same window (`StatusCoalescer`). */
+  coalesced: number;
+  relists: number;
+}
+
+/** Options of {@link watchResource}. */
+export interface ResourceWatchOptions<R extends WatchedResource> {
+  readonly kube: RelayKube;
+  readonly resource: R;
+  readonly managedKind: ManagedKind;
+  /** The checkpointed version to resume from; undefined to start from a fresh LIST. */
+  readonly resumeFrom: string | undefined;
+  readonly publisher: RelayPublisher;
+  readonly logger: StructuredLogger;
+  readonly signal: AbortSignal;
+  readonly stats: RelayStats;
+  /** Coalesces status-only pod changes (pods only); none: every change is forwarded. */
+  readonly coalescer?: StatusCoalescer;
+  /** Shared by the relay's watches: every event feeds it; node and pod events take their hints from it. */
+  readonly context?: RelayNodeContext;
+  readonly clock?: () => Date;
+  /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
+  readonly watchTimeoutSeconds?: number;
+}
+
+async function listAll<R extends WatchedResource>(
+  kube: RelayKube,
+  resource: R,
+): Promise<ListResult<WatchedObjects[R]>> {
+  // Served from the watch cache (resourceVersion=0), as client-go's reflector lists: the watch that
+  // follows starts at the list's version, so a stale list only means the watch replays more.
+  const options = { allowStale: true, limit: 500 };
+  const page = (cont: string | undefined) => {
+    const paged = cont === undefined ? options : { ...options, continue: cont };
+    if (resource === 'nodes') return kube.listNodes(paged);
+    if (resource === 'pods') return kube.listPods({ ...paged, labelSelector: WATCHED_POD_SELECTOR });
+    if (resource === 'controllerrevisions') return kube.listControllerRevisions(undefined, paged);
+    return kube.listDaemonSets(paged);
+  };
+  const first = await page(undefined);
+  const items = [...first.items];
+  let cont = first.continue;
+  while (cont) {
+    const next = await page(cont);
+    items.push(...next.items);
+    cont = next.continue;
+  }
+  return { items, resourceVersion: first.resourceVersion } as ListResult<WatchedObjects[R]>;
+}
+
+/**
+ * The LIST+WATCH loop of one resource. `start()` makes the first LIST (so an unreachable cluster
+ * fails the relay's start); `run()` then watches until `options.signal` aborts, feeding decision-
+ * relevant events to the publisher and moving the resource's position on every event and bookmark.
+ * With `resumeFrom` the first LIST only teaches the cache each object's current facets and the watch
+ * starts at the checkpoint, so the changes made while no relay watched are replayed; without it the
+ * watch starts at the LIST. After 410 Gone it relists, watches from the new list, and publishes a
+ * resync trigger: the changes between the lost version and the list are unknown.
+ *
+ * ControllerRevisions only feed the relay's context (the revision hashes of its hints): their
+ * events are no triggers, a relist of them asks for no resync, and they are not checkpointed.
+ */
+export class ResourceWatch<R extends WatchedResource> {
+  /** The facets of each object, for a resource whose changes become triggers. */
+  private readonly cache: RelayObjectCache<TriggeringResource> | undefined;
+  private position = '';
+  private listedAt = '';
+
+  constructor(private readonly options: Readonly<ResourceWatchOptions<R>>) {
+    this.cache = isTriggering(options.resource) ? new RelayObjectCache(options.resource) : undefined;
+  }
+
+  /** The resource watched. */
+  get resource(): R {
+    return this.options.resource;
+  }
+
+  /** Where the watch starts: the checkpoint, or the first LIST's version (after `start()`). */
+  get startPosition(): string {
+    return this.options.resumeFrom ?? this.listedAt;
+  }
+
+  /** The first LIST; rejects when the resource cannot be listed. */
+  async start(): Promise<void> {
+    this.listedAt = await relist(this.options, this.cache, undefined);
+    this.position = this.startPosition;
+  }
+
+  /**
+   * Watches until the signal aborts; failures are retried with backoff, never thrown. After 410 Gone,
+   * or after {@link MAX_WATCH_FAILURES} watches in a row failed from the same position (a version
+   * the server cannot serve, such as one from another cluster), it relists and asks for a resync
+   * rather than retrying a position that may never work.
+   */
+  async run(): Promise<void> {
+    const options = this.options;
+    let failures = 0;
+    let relistReason: string | undefined;
+    while (!options.signal.aborted) {
+      try {
+        if (relistReason !== undefined) {
+          this.position = await relist(options, this.cache, relistReason);
+          relistReason = undefined;
+          failures = 0;
+        }
+        for await (const event of options.kube.watch(options.resource, this.watchOptions())) {
+          this.position = handle(options, this.cache, event);
+          failures = 0;
+        }
+      } catch (error) {
+        if (options.signal.aborted) return;
+        failures++;
+        if (error instanceof GoneError && relistReason === undefined) {
+          relistReason = '410 Gone';
+          continue;
+        }
+        if (failures >= MAX_WATCH_FAILURES)
+          relistReason ??= `${failures} failed watches from ${this.position}`;
+        options.logger.warn(`watching ${options.resource} failed; retrying from ${this.position}`, {
+          error: String(error),
+        });
+        await sleep(Math.min(5_000, 100 * 2 ** failures), undefined, { signal: options.signal }).catch(
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  private watchOptions() {
+    return {
+      resourceVersion: this.position,
+      ...(this.options.resource === 'pods' ? { labelSelector: WATCHED_POD_SELECTOR } : {}),
+      timeoutSeconds: this.options.watchTimeoutSeconds ?? 300,
+      signal: this.options.signal,
+    };
+  }
+}
+
+/** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
+function isTriggering(resource: WatchedResource): resource is TriggeringResource {
+  return resource !== 'controllerrevisions';
+}
+
+/**
+ * Feeds one event to the context, the cache and the publisher (the context only, without a cache);
+ * returns the new position.
+ */
+function handle<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
+  event: WatchEvent<WatchedObjects[R]>,
+): string {
+  const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
+  if (objectEvent) options.context?.observe(options.resource, objectEvent);
+  if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
+  if (objectEvent === undefined) {
+    options.publisher.add(undefined, options.resource, event.resourceVersion);
+    return event.resourceVersion;
+  }
+  const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
+  const at = now(options);
+  const coalesced =
+    verdict.forward &&
+    options.resource === 'pods' &&
+    options.coalescer?.coalesces(objectEvent.type, verdict.changes, objectEvent.object as V1Pod, at) === true;
+  if (!verdict.forward || coalesced) {
+    if (coalesced) options.stats.coalesced++;
+    else options.stats.dropped++;
+    options.publisher.add(undefined, options.resource, event.resourceVersion);
+    return event.resourceVersion;
+  }
+  options.stats.forwarded++;
+  const detail = watchDetailOf(
+    options.resource,
+    objectEvent,
+    verdict.changes,
+    options.managedKind,
+    hintsOf(options, objectEvent, at),
+  );
+  options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
+  return event.resourceVersion;
+}
+
+/** The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's. */
+function hintsOf<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  event: Readonly<ObjectEvent<WatchedObjects[R]>>,
+  at: Date,
+) {
+  const context = options.context;
+  if (context === undefined) return {};
+  if (options.resource === 'nodes' && event.type !== 'DELETED') {
+    const node = context.hintsFor(event.object as V1Node, at);
+    return node ? { node } : {};
+  }
+  if (options.resource === 'pods') {
+    const pair = context.pairHintsFor(event.object as V1Pod, at, event.resourceVersion);
+    return pair ? { pair } : {};
+  }
+  return {};
+}
+
+/**
+ * Lists the resource into the cache; returns the list's version. With a `reason` (a relist),
+ * publishes a resync trigger positioned at that version.
+ */
+async function relist<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
+  reason: string | undefined,
+): Promise<string> {
+  const list = await listAll(options.kube, options.resource);
+  cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
+  options.context?.seed(options.resource, list.items);
+  if (reason !== undefined && isTriggering(options.resource)) {
+    options.stats.relists++;
+    options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
+      objects: list.items.length,
+      resourceVersion: list.resourceVersion,
+    });
+    const event = resyncTriggerEvent(`relay relisted ${options.resource} after ${reason}`, now(options));
+    options.publisher.add(event, options.resource, list.resourceVersion);
+  }
+  return list.resourceVersion;
+}
+
+function now(options: Readonly<{ clock?: () => Date }>): Date {
+  return options.clock?.() ?? new Date();
+}

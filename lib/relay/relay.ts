@@ -1,0 +1,192 @@
+/**
+ * The relay (DESIGN.md §3): LIST+WATCH of nodes, everynode's pods and the managed DaemonSets,
+ * forwarding every decision-relevant change to the trigger bus in batches, and checkpointing how
+ * far it got so that the next relay (a restart, the next scheduled run on AWS) resumes there; and
+ * of ControllerRevisions, for the revision hashes its hints carry.
+ */
+import type { TriggeringResource, WatchedResource } from '../kube/kube-port.ts';
+import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { StructuredLogger } from '../log/structured-logger.ts';
+import type { EventBus } from '../queue/event-bus.ts';
+import type { RelayCheckpoint, RelayCheckpointStore } from './relay-checkpoint.ts';
+import { RelayNodeContext } from './relay-node-context.ts';
+import { RelayPublisher, type WatchPositions } from './relay-publisher.ts';
+import { StatusCoalescer } from './relay-status-coalescer.ts';
+import { resyncTriggerEvent } from './relay-trigger.ts';
+import { type RelayKube, type RelayStats, ResourceWatch } from './relay-watch.ts';
+
+/** The resources whose changes the relay forwards as triggers (and checkpoints). */
+export const RELAYED_RESOURCES: readonly TriggeringResource[] = ['nodes', 'pods', 'daemonsets'];
+
+/**
+ * The resources the relay watches for its hints only: ControllerRevisions, whose current one per
+ * DaemonSet names the revision hash of its new pods. Listed afresh at every start, not checkpointed.
+ */
+export const HINT_RESOURCES: readonly WatchedResource[] = ['controllerrevisions'];
+
+/** Options of {@link startRelay}. */
+export interface RelayOptions {
+  readonly kube: RelayKube;
+  readonly managedKind: ManagedKind;
+  readonly bus: EventBus;
+  readonly checkpoints: RelayCheckpointStore;
+  readonly logger: StructuredLogger;
+  readonly clock?: () => Date;
+  /** How often the checkpoint is written when it moved (default 1 s; SSM allows a few writes/s). */
+  readonly checkpointEveryMs?: number;
+  /** How long a batch waits for more triggers (default 5 ms). */
+  readonly lingerMs?: number;
+  /** Server-side watch timeout (default 300 s). */
+  readonly watchTimeoutSeconds?: number;
+  /** Coalesce status-only pod changes per DaemonSet and window (default true; see `StatusCoalescer`). */
+  readonly coalesceStatus?: boolean;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** Events forwarded and dropped, relists. */
+  readonly stats: Readonly<RelayStats>;
+  /** Triggers the bus accepted. */
+  readonly published: number;
+  /** Settles when the relay stops: rejects when publishing failed (its checkpoint stays behind). */
+  readonly done: Promise<void>;
+  /** Stops watching, publishes what is queued and writes the final checkpoint. */
+  stop(): Promise<void>;
+}
+
+function resumePoints(
+  checkpoint: RelayCheckpoint | undefined,
+  managedKind: ManagedKind,
+): Partial<Record<TriggeringResource, string>> {
+  // A checkpoint taken while managing the other kind names versions of another DaemonSet resource.
+  if (checkpoint === undefined || checkpoint.managedKind !== managedKind) return {};
+  return checkpoint.resourceVersions;
+}
+
+/** The options every resource's watch shares. */
+function sharedWatchOptions(
+  options: Readonly<RelayOptions>,
+  publisher: RelayPublisher,
+  stats: RelayStats,
+  signal: AbortSignal,
+  clock: () => Date,
+) {
+  return {
+    kube: options.kube,
+    managedKind: options.managedKind,
+    publisher,
+    logger: options.logger,
+    signal,
+    stats,
+    clock,
+    ...(options.coalesceStatus === false ? {} : { coalescer: new StatusCoalescer() }),
+    context: new RelayNodeContext(),
+    ...(options.watchTimeoutSeconds ? { watchTimeoutSeconds: options.watchTimeoutSeconds } : {}),
+  };
+}
+
+/**
+ * Starts the relay: loads the checkpoint, makes the first LIST of every resource (rejecting when the
+ * cluster cannot be listed), and watches. A resource without a checkpointed version starts from its
+ * LIST, and then one resync trigger is published: what changed before that LIST is unknown.
+ */
+export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay> {
+  const clock = options.clock ?? (() => new Date());
+  const resume = resumePoints(await options.checkpoints.load(), options.managedKind);
+  const controller = new AbortController();
+  const stats: RelayStats = { forwarded: 0, dropped: 0, coalesced: 0, relists: 0 };
+  let published = 0;
+  const publisher = new RelayPublisher({
+    bus: options.bus,
+    lingerMs: options.lingerMs ?? 5,
+    onPublished: (count) => {
+      published += count;
+    },
+    onRetry: (error, attempt) =>
+      options.logger.warn(`publishing triggers failed (attempt ${attempt}); retrying`, {
+        error: String(error),
+      }),
+  });
+  const watchOptions = sharedWatchOptions(options, publisher, stats, controller.signal, clock);
+  const watches = RELAYED_RESOURCES.map(
+    (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: resume[resource] }),
+  );
+  const hintWatches = HINT_RESOURCES.map(
+    (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: undefined }),
+  );
+  await Promise.all([...watches, ...hintWatches].map((watch) => watch.start()));
+  const cold = RELAYED_RESOURCES.filter((resource) => resume[resource] === undefined);
+  if (cold.length > 0) {
+    publisher.add(resyncTriggerEvent(`relay started without a checkpoint for ${cold.join(', ')}`, clock()));
+  }
+  // The start positions, published with the resync above: a checkpoint never drops a resource.
+  for (const watch of watches) publisher.add(undefined, watch.resource, watch.startPosition);
+  const checkpointer = new Checkpointer(options, publisher);
+  const running = Promise.all([...watches, ...hintWatches].map((watch) => watch.run()));
+  const done = superviseRelay(running, publisher, checkpointer, controller, options);
+  done.catch(() => undefined);
+  return {
+    stats,
+    get published() {
+      return published;
+    },
+    done,
+    stop: async () => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+/** Runs until aborted or until publishing fails; then flushes and checkpoints what was published. */
+async function superviseRelay(
+  running: Promise<unknown>,
+  publisher: RelayPublisher,
+  checkpointer: Checkpointer,
+  controller: AbortController,
+  options: Readonly<RelayOptions>,
+): Promise<void> {
+  const timer = setInterval(() => {
+    if (publisher.failure !== undefined) controller.abort();
+    else
+      checkpointer
+        .save()
+        .catch((error) =>
+          options.logger.warn('writing the relay checkpoint failed', { error: String(error) }),
+        );
+  }, options.checkpointEveryMs ?? 1_000);
+  try {
+    await running;
+    await publisher.flush();
+  } finally {
+    clearInterval(timer);
+    await checkpointer.save();
+  }
+}
+
+/** Writes the checkpoint when the safely published positions moved, one write at a time. */
+class Checkpointer {
+  private saved: WatchPositions = {};
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly options: Readonly<RelayOptions>,
+    private readonly publisher: RelayPublisher,
+  ) {}
+
+  save(): Promise<void> {
+    this.writing = this.writing.catch(() => undefined).then(() => this.write());
+    return this.writing;
+  }
+
+  private async write(): Promise<void> {
+    const positions = this.publisher.positions;
+    if (RELAYED_RESOURCES.every((r) => positions[r] === this.saved[r])) return;
+    await this.options.checkpoints.save({
+      managedKind: this.options.managedKind,
+      resourceVersions: { ...positions },
+      savedAt: (this.options.clock?.() ?? new Date()).toISOString(),
+    });
+    this.saved = positions;
+  }
+}

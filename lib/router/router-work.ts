@@ -1,0 +1,64 @@
+/**
+ * What the router decides to send: work for the FIFO work queue now, or later through the ingress
+ * queue's delay (pipeline design 2), and how each becomes an SQS message.
+ */
+import { fifoSafeId } from '../messages/message-group-id.ts';
+import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
+import { delayedIngressMessage } from '../queue/delayed-ingress-message.ts';
+import type { OutgoingMessage } from '../queue/send-messages.ts';
+import type { OutgoingWork } from '../queue/work-senders.ts';
+
+/** One piece of routed work. */
+export type RoutedWork =
+  | { readonly to: 'work'; readonly message: WorkMessage; readonly deduplicationId?: string }
+  | {
+      readonly to: 'delayed';
+      readonly message: WorkMessage;
+      readonly notBefore: Date;
+      readonly deduplicationId?: string;
+    };
+
+/** Splits routed work into work-queue work and delayed ingress-queue messages, seen from `now`. */
+export function outgoingOf(
+  routed: readonly RoutedWork[],
+  now: Date,
+): { work: OutgoingWork[]; delayed: OutgoingMessage[] } {
+  const work: OutgoingWork[] = [];
+  const delayed: OutgoingMessage[] = [];
+  for (const item of routed) {
+    if (item.to === 'work')
+      work.push({
+        message: item.message,
+        ...(item.deduplicationId ? { deduplicationId: item.deduplicationId } : {}),
+      });
+    else delayed.push(delayedIngressMessage(item.message, item.notBefore, now, item.deduplicationId));
+  }
+  return { work, delayed };
+}
+
+/**
+ * A coalesced status refresh of the DaemonSet `message` names (pipeline design 9, trailing edge):
+ * delayed to the end of the `windowSeconds`-long window containing `now`, with the de-duplication
+ * id `status:<uid>:<window number>`, so all readiness changes of one window become ONE DaemonSet
+ * step, and that step runs after the window closed — it sees every change of the window.
+ *
+ * Design 9 as written (send at once, de-duplicate by window) would run the step at the first change
+ * and drop the later ones of the same window as duplicates: the last pod becoming ready in a burst
+ * would not be counted until some later event. Delaying to the window's end keeps the "≤ 1 step per
+ * window" bound and loses nothing, for at most one window of added latency.
+ */
+export function statusRefresh(
+  message: Readonly<DaemonSetMessage>,
+  now: Date,
+  windowSeconds: number,
+): RoutedWork {
+  const windowMs = Math.max(1, windowSeconds) * 1000;
+  const window = Math.floor(now.getTime() / windowMs);
+  const key = message.daemonSet.uid ?? `${message.daemonSet.namespace}/${message.daemonSet.name}`;
+  return {
+    to: 'delayed',
+    message,
+    notBefore: new Date((window + 1) * windowMs),
+    deduplicationId: fifoSafeId(`status:${key}:${window}`),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * GET of a collection: selectors, resourceVersion semantics (unset / "0" / NotOlderThan / Exact),
+ * limit and continue with consistent pages, and the list, Table or PartialObjectMetadataList body.
+ */
+
+import { SimApiError } from '../schema/api-error.ts';
+import type { KubeObject } from '../schema/store-types.ts';
+import { apiVersionOf, type HandlerContext } from './api-context.ts';
+import {
+  decodeContinue,
+  encodeContinue,
+  type ListQuery,
+  listQueryOf,
+  validateListQuery,
+} from './api-list-options.ts';
+import { renderingFor, sendJson } from './api-response.ts';
+import { toTable } from './table.ts';
+
+const idOf = (o: Readonly<KubeObject>): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+/** The (sorted) objects of the list and the resourceVersion they are at. */
+function listState(
+  ctx: HandlerContext,
+  q: Readonly<ListQuery>,
+): { items: readonly KubeObject[]; rv: number; start: string } {
+  const { store } = ctx.server;
+  const filter = {
+    namespace: ctx.request.namespace,
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+  };
+  if (q.continueToken) {
+    if (q.resourceVersion)
+      throw SimApiError.badRequest('specifying resource version is not allowed when using continue');
+    const token = decodeContinue(q.continueToken);
+    const id = `${ctx.resource.key}|${filter.namespace ?? ''}|${q.labelSelector}|${q.fieldSelector}|${token.resourceVersion}`;
+    try {
+      const items = ctx.server.snapshots.get(id, () =>
+        store.viewAt(ctx.resource.key, token.resourceVersion, filter),
+      );
+      return { items, rv: token.resourceVersion, start: token.start };
+    } catch (error) {
+      if (error instanceof SimApiError && error.status === 410) throw continueExpired();
+      throw error;
+    }
+  }
+  const requested = q.resourceVersion && q.resourceVersion !== '0' ? Number(q.resourceVersion) : undefined;
+  if (requested !== undefined && !Number.isInteger(requested))
+    throw SimApiError.badRequest(`invalid resource version: ${q.resourceVersion}`);
+  if (requested !== undefined && q.resourceVersionMatch === 'Exact') {
+    return { items: store.viewAt(ctx.resource.key, requested, filter), rv: requested, start: '' };
+  }
+  if (requested !== undefined && requested > store.resourceVersion)
+    store.viewAt(ctx.resource.key, requested, filter);
+  const rv = store.resourceVersion;
+  const items = store.view(ctx.resource.key, filter);
+  if (q.limit > 0)
+    ctx.server.snapshots.get(
+      `${ctx.resource.key}|${filter.namespace ?? ''}|${q.labelSelector}|${q.fieldSelector}|${rv}`,
+      () => items,
+    );
+  return { items, rv, start: '' };
+}
+
+/** 410 for a continue token whose list left the window (storage.NewExpiredError wording). */
+function continueExpired(): SimApiError {
+  return SimApiError.expired(
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  );
+}
+
+/** The index of the first object whose key is at or after `start` (binary search in key order). */
+function firstAtOrAfter(items: readonly KubeObject[], start: string): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const item = items[mid];
+    if (item && idOf(item) < start) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** One page of the list with its ListMeta. */
+function page(ctx: HandlerContext, q: Readonly<ListQuery>) {
+  const state = listState(ctx, q);
+  // The watch cache serves resourceVersion=0 lists whole, ignoring limit (cacher.go GetList).
+  const limit = q.resourceVersion === '0' && !q.continueToken ? 0 : q.limit;
+  const from = state.start ? firstAtOrAfter(state.items, state.start) : 0;
+  const to = limit > 0 ? Math.min(state.items.length, from + limit) : state.items.length;
+  const items = state.items.slice(from, to);
+  const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = {
+    resourceVersion: String(state.rv),
+  };
+  const last = items[items.length - 1];
+  if (to < state.items.length && last) {
+    meta.continue = encodeContinue(state.rv, idOf(last));
+    if (!q.labelSelector && !q.fieldSelector) meta.remainingItemCount = state.items.length - to;
+  }
+  return { items, meta };
+}
+
+/** Serializes a list fast: items as stored, with TypeMeta dropped for built-in types as the real server does. */
+function listBody(ctx: HandlerContext, items: readonly KubeObject[], meta: object): string {
+  const { resource } = ctx;
+  const apiVersion = apiVersionOf(resource);
+  const builtIn = resource.group !== 'everynode.dev';
+  const prefix = `{"apiVersion":${JSON.stringify(apiVersion)},"kind":${JSON.stringify(resource.kind)},`;
+  const parts = items.map((item) => {
+    const text = JSON.stringify(item);
+    return builtIn && text.startsWith(prefix) ? `{${text.slice(prefix.length)}` : text;
+  });
+  return `{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`;
+}
+
+/** Answers a list request. */
+export function handleList(ctx: HandlerContext): void {
+  const q = listQueryOf(ctx.request.query, false);
+  validateListQuery(q);
+  const rendering = renderingFor(ctx.req.headers.accept);
+  const { items, meta } = page(ctx, q);
+  if (rendering === 'Table') {
+    const includeObject = (ctx.request.query.get('includeObject') ?? 'Metadata') as
+      | 'None'
+      | 'Metadata'
+      | 'Object';
+    const table = toTable(ctx.resource.key, items, {
+      now: ctx.server.now(),
+      wide: true,
+      includeObject,
+      listMeta: meta,
+    });
+    sendJson(ctx.res, 200, table, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    return;
+  }
+  if (rendering === 'PartialObjectMetadata') {
+    const list = {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: meta,
+      items: items.map((o) => ({
+        kind: 'PartialObjectMetadata',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: o.metadata,
+      })),
+    };
+    sendJson(ctx.res, 200, list, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io');
+    return;
+  }
+  sendJson(ctx.res, 200, listBody(ctx, items, meta));
+}

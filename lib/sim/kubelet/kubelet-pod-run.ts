@@ -1,0 +1,209 @@
+/**
+ * The simulated kubelet's view of one pod as pure data and pure transitions over time: admitted,
+ * containers created, running, ready, crashing and restarting, exited. `advancePodRun` applies every
+ * transition due by `now` at its exact due time and says when the next one is due, so one timer
+ * queue can drive 100,000 pods.
+ */
+import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
+import { nodeMatchesRequiredAffinity } from '../../core/node-affinity.ts';
+import { type ContainerBehavior, containerBehaviorOf } from './kubelet-image-markers.ts';
+
+/** A container that ran and stopped. */
+export interface Termination {
+  readonly exitCode: number;
+  readonly reason: 'Error' | 'Completed';
+  readonly startedAt: number;
+  readonly finishedAt: number;
+}
+
+/** Where a container is, with the time it got there (ms since the epoch). */
+export type ContainerState =
+  | { readonly kind: 'waiting'; readonly reason: 'ContainerCreating'; readonly since: number }
+  | {
+      readonly kind: 'waiting';
+      readonly reason: 'CrashLoopBackOff';
+      readonly since: number;
+      readonly backOffMs: number;
+    }
+  | { readonly kind: 'running'; readonly startedAt: number; readonly ready: boolean }
+  | ({ readonly kind: 'terminated' } & Termination);
+
+/** One container of a pod run. */
+export interface ContainerRun {
+  readonly name: string;
+  readonly image: string;
+  readonly behavior: ContainerBehavior;
+  readonly restartCount: number;
+  readonly state: ContainerState;
+  readonly lastTermination?: Termination;
+}
+
+/** Pod phases the kubelet reports. */
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
+
+/** What the kubelet knows of a pod it was given. */
+export interface PodRun {
+  readonly admittedAt: number;
+  readonly phase: PodPhase;
+  /** Set when admission rejected the pod (phase Failed). */
+  readonly rejection?: { readonly reason: string; readonly message: string };
+  readonly podIP: string;
+  readonly containers: readonly ContainerRun[];
+}
+
+/** Real milliseconds of each delay, already scaled by the cluster's timeScale. */
+export interface RunDelays {
+  readonly startMs: number;
+  readonly readyMs: number;
+  readonly exitMs: number;
+  readonly backOffMs: number;
+  readonly maxBackOffMs: number;
+}
+
+/**
+ * The run for a pod the kubelet of `node` has just been given: rejected (phase Failed) when the
+ * node does not match the pod's nodeSelector / required node affinity — the kubelet re-checks
+ * what the scheduler checked, so a pod created with `spec.nodeName` cannot skip it (upstream
+ * pkg/kubelet/lifecycle/predicate.go, generalFilter) — else Pending with containers being created.
+ */
+export function admitPod(
+  spec: Readonly<V1PodSpec>,
+  node: Readonly<V1Node>,
+  now: number,
+  podIP: string,
+): PodRun {
+  const containers = spec.containers.map(
+    (c): ContainerRun => ({
+      name: c.name,
+      image: c.image ?? '',
+      behavior: containerBehaviorOf(c.image),
+      restartCount: 0,
+      state: { kind: 'waiting', reason: 'ContainerCreating', since: now },
+    }),
+  );
+  if (!nodeMatchesRequiredAffinity(node, spec)) {
+    const rejection = { reason: 'NodeAffinity', message: 'Pod was rejected: Predicate NodeAffinity failed' };
+    return { admittedAt: now, phase: 'Failed', rejection, podIP: '', containers };
+  }
+  return { admittedAt: now, phase: 'Pending', podIP, containers };
+}
+
+/**
+ * `run` with every transition due at or before `now` applied, and when the next one is due
+ * (undefined when nothing more will happen on its own).
+ */
+export function advancePodRun(
+  run: Readonly<PodRun>,
+  now: number,
+  delays: Readonly<RunDelays>,
+): { run: PodRun; dueAt: number | undefined } {
+  let current: PodRun = run;
+  for (;;) {
+    if (current.phase === 'Failed' || current.phase === 'Succeeded')
+      return { run: current, dueAt: undefined };
+    const next = nextContainerTransition(current.containers, delays);
+    if (!next || next.at > now) return { run: current, dueAt: next?.at };
+    const containers = current.containers.map((c, i) =>
+      i === next.index ? transition(c, next.at, delays) : c,
+    );
+    current = { ...current, containers, phase: podPhaseOf(containers) };
+  }
+}
+
+function nextContainerTransition(
+  containers: readonly ContainerRun[],
+  delays: Readonly<RunDelays>,
+): { index: number; at: number } | undefined {
+  let next: { index: number; at: number } | undefined;
+  containers.forEach((c, index) => {
+    const at = transitionTime(c, delays);
+    if (at !== undefined && (!next || at < next.at)) next = { index, at };
+  });
+  return next;
+}
+
+/** When `c` next changes on its own. */
+function transitionTime(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>): number | undefined {
+  const state = c.state;
+  switch (state.kind) {
+    case 'waiting':
+      return state.reason === 'ContainerCreating'
+        ? state.since + delays.startMs
+        : state.since + state.backOffMs;
+    case 'running':
+      if (c.behavior === 'run') return state.ready ? undefined : state.startedAt + delays.readyMs;
+      return c.behavior === 'unready' ? undefined : state.startedAt + delays.exitMs;
+    case 'terminated':
+      return undefined;
+  }
+}
+
+/**
+ * The CrashLoopBackOff delay before restart number `restartCount + 1`: the base doubling per
+ * restart up to the cap (upstream kubelet backOff: initial 10 s, MaxContainerBackOff 300 s).
+ */
+function backOff(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>): number {
+  return Math.min(delays.backOffMs * 2 ** Math.min(c.restartCount, 30), delays.maxBackOffMs);
+}
+
+function transition(c: Readonly<ContainerRun>, at: number, delays: Readonly<RunDelays>): ContainerRun {
+  const state = c.state;
+  switch (state.kind) {
+    case 'waiting': {
+      const restarted = state.reason === 'CrashLoopBackOff';
+      const running = { kind: 'running' as const, startedAt: at, ready: false };
+      return { ...c, state: running, restartCount: c.restartCount + (restarted ? 1 : 0) };
+    }
+    case 'running': {
+      if (c.behavior === 'run') return { ...c, state: { ...state, ready: true } };
+      return exited(c, state.startedAt, at, delays);
+    }
+    case 'terminated':
+      return c;
+  }
+}
+
+function exited(
+  c: Readonly<ContainerRun>,
+  startedAt: number,
+  at: number,
+  delays: Readonly<RunDelays>,
+): ContainerRun {
+  const success = c.behavior === 'succeed';
+  const termination: Termination = {
+    exitCode: success ? 0 : 1,
+    reason: success ? 'Completed' : 'Error',
+    startedAt,
+    finishedAt: at,
+  };
+  if (c.behavior === 'crashloop') {
+    // restartPolicy Always: the kubelet waits out the back-off, then starts the container again.
+    const waiting = {
+      kind: 'waiting' as const,
+      reason: 'CrashLoopBackOff' as const,
+      since: at,
+      backOffMs: backOff(c, delays),
+    };
+    return { ...c, state: waiting, lastTermination: termination };
+  }
+  return { ...c, state: { kind: 'terminated', ...termination } };
+}
+
+/**
+ * The pod phase its containers imply: Failed once a `fail` container exited, Succeeded once every
+ * container exited 0, Pending until some container has started, else Running.
+ */
+export function podPhaseOf(containers: readonly ContainerRun[]): PodPhase {
+  const terminated = containers.filter((c) => c.state.kind === 'terminated');
+  if (terminated.some((c) => c.state.kind === 'terminated' && c.state.exitCode !== 0)) return 'Failed';
+  if (containers.length > 0 && terminated.length === containers.length) return 'Succeeded';
+  const started = containers.some(
+    (c) => c.state.kind !== 'waiting' || c.state.reason !== 'ContainerCreating',
+  );
+  return started ? 'Running' : 'Pending';
+}
+
+/** True when every container is running and ready (the pod's Ready / ContainersReady condition). */
+export function containersReady(run: Readonly<PodRun>): boolean {
+  return run.containers.every((c) => c.state.kind === 'running' && c.state.ready);
+}

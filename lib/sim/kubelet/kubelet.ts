@@ -1,0 +1,193 @@
+/**
+ * The kubelets of every simulated node, as one in-process controller over the store. A node's
+ * kubelet registers it (fills in missing status), and while the node is Ready runs the pods bound
+ * to it through the pure state machine of kubelet-pod-run.ts, writing their status; it finishes
+ * graceful deletions when the grace period (scaled) has passed. A node that is not Ready stops
+ * progressing its pods, as a kubelet that is down does: they keep their last status and pods being
+ * deleted stay Terminating.
+ */
+import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
+import { nodeReadyStatus } from '../controllers/node-lifecycle-taints.ts';
+import { isGoneOrReplaced, type SimContext, type SimController } from '../sim-context.ts';
+import { rfc3339, scaledMs } from '../sim-timing.ts';
+import type { KubeObject, StoreEvent } from '../storage/store.ts';
+import { internalIPOf, registeredNodeStatus } from './kubelet-node-status.ts';
+import { admitPod, advancePodRun, type PodRun, type RunDelays } from './kubelet-pod-run.ts';
+import { podStatusFor } from './kubelet-pod-status.ts';
+
+interface RunEntry {
+  /** Absent for a pod this kubelet only ever saw being deleted. */
+  run?: PodRun;
+  /** When this kubelet first saw the pod's deletionTimestamp. */
+  terminatingSince?: number;
+}
+
+/** The simulated kubelets of all nodes. */
+export class SimKubelets implements SimController {
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly nodeIPs = new Map<string, string>();
+  private unsubscribe: (() => void) | undefined;
+  private podCount = 0;
+  /** uid of the pod whose status this kubelet is writing right now: its echo event needs no resync. */
+  private writing: string | undefined;
+
+  constructor(private readonly ctx: SimContext) {}
+
+  /** Follows the store; registers existing nodes and picks up pods already bound. */
+  start(): void {
+    this.unsubscribe = this.ctx.store.subscribe((event) => this.onEvent(event));
+    for (const node of this.ctx.store.view('nodes')) this.register(node.metadata.name ?? '');
+    for (const pod of this.ctx.store.view('pods')) this.enqueuePod(pod, this.ctx.now());
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.runs.clear();
+  }
+
+  private onEvent(event: StoreEvent): void {
+    if (event.key === 'nodes') this.onNodeEvent(event);
+    else if (event.key === 'pods') this.onPodEvent(event);
+  }
+
+  private onNodeEvent(event: StoreEvent): void {
+    const name = event.object.metadata.name ?? '';
+    if (event.type === 'DELETED') return;
+    if (event.type === 'ADDED') {
+      this.ctx.queue.schedule(`kubelet-node/${name}`, this.ctx.now(), () => this.register(name));
+      return;
+    }
+    const wasReady = event.oldObject && nodeReadyStatus(event.oldObject as V1Node) === 'True';
+    if (!wasReady && nodeReadyStatus(event.object as V1Node) === 'True') {
+      // The kubelet is back: resync every pod of the node.
+      for (const pod of this.ctx.store.view('pods', { fieldSelector: `spec.nodeName=${name}` })) {
+        this.enqueuePod(pod, this.ctx.now());
+      }
+    }
+  }
+
+  private onPodEvent(event: StoreEvent): void {
+    const uid = event.object.metadata.uid ?? '';
+    if (event.type === 'DELETED') {
+      this.runs.delete(uid);
+      this.ctx.queue.cancel(`kubelet/${uid}`);
+      return;
+    }
+    if (uid === this.writing) return;
+    this.enqueuePod(event.object, this.ctx.now());
+  }
+
+  private enqueuePod(pod: Readonly<KubeObject>, at: number): void {
+    if (!(pod.spec as V1PodSpec | undefined)?.nodeName) return;
+    const { uid = '', namespace = '', name = '' } = pod.metadata;
+    this.ctx.queue.schedule(`kubelet/${uid}`, at, () => this.syncPod(uid, namespace, name));
+  }
+
+  /** Posts the node's status the first time its kubelet sees it. */
+  private register(name: string): void {
+    const node = this.ctx.store.peek('nodes', undefined, name) as V1Node | undefined;
+    if (!node) return;
+    const ip = internalIPOf(node) ?? this.nodeIPs.get(name) ?? this.nextNodeIP();
+    this.nodeIPs.set(name, ip);
+    if (!registeredNodeStatus(node, ip, rfc3339(this.ctx.now()))) return;
+    this.ctx.store.mutateShared(
+      'nodes',
+      undefined,
+      name,
+      (obj) => {
+        const status = registeredNodeStatus(obj as V1Node, ip, rfc3339(this.ctx.now()));
+        if (status) obj.status = status;
+      },
+      { subresource: 'status' },
+    );
+  }
+
+  private nextNodeIP(): string {
+    const n = this.nodeIPs.size + 10;
+    return `10.0.${(n >> 8) & 255}.${n & 255}`;
+  }
+
+  private nextPodIP(): string {
+    this.podCount += 1;
+    const n = this.podCount + 1; // .0 and .1 of the range are the network and its gateway
+
+    return `10.${244 + ((n >> 16) & 3)}.${(n >> 8) & 255}.${n & 255}`;
+  }
+
+  /** Brings one pod's status up to date, or finishes its deletion, and schedules what comes next. */
+  private syncPod(uid: string, namespace: string, name: string): void {
+    const pod = this.ctx.store.peek('pods', namespace, name);
+    if (!pod || pod.metadata.uid !== uid) return;
+    const spec = pod.spec as V1PodSpec;
+    const node = this.ctx.store.peek('nodes', undefined, spec.nodeName ?? '') as V1Node | undefined;
+    if (!node || nodeReadyStatus(node) !== 'True') return;
+    const now = this.ctx.now();
+    if (pod.metadata.deletionTimestamp) {
+      this.terminate(pod, now);
+      return;
+    }
+    const phase = (pod.status as { phase?: string } | undefined)?.phase;
+    const entry = this.runs.get(uid);
+    if (!entry && (phase === 'Succeeded' || phase === 'Failed')) return;
+    const admitted = entry?.run ?? admitPod(spec, node, now, this.nextPodIP());
+    const { run, dueAt } = advancePodRun(admitted, now, this.delays());
+    this.runs.set(uid, { ...entry, run });
+    this.writeStatus(pod, run, internalIPOf(node) ?? '', now);
+    if (dueAt !== undefined)
+      this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
+  }
+
+  private writeStatus(pod: Readonly<KubeObject>, run: PodRun, hostIP: string, now: number): void {
+    const { namespace = '', name = '', uid = '' } = pod.metadata;
+    this.writing = uid;
+    try {
+      // The stored pod rewritten, not copied: only its status changes.
+      this.ctx.store.rewriteShared(
+        'pods',
+        namespace,
+        name,
+        (stored) => {
+          const previous = stored.status as Readonly<Record<string, unknown>> | undefined;
+          const status = {
+            ...previous,
+            ...podStatusFor(run, { name, namespace, uid }, previous, hostIP, now),
+          };
+          return { ...stored, status };
+        },
+        { subresource: 'status' },
+      );
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Deletes the pod for good once its grace period (scaled by timeScale) has passed. */
+  private terminate(pod: Readonly<KubeObject>, now: number): void {
+    const { uid = '', namespace = '', name = '' } = pod.metadata;
+    const entry = this.runs.get(uid);
+    const since = entry?.terminatingSince ?? now;
+    if (entry) entry.terminatingSince = since;
+    else this.runs.set(uid, { terminatingSince: since });
+    const dueAt = since + scaledMs(this.ctx.timing, pod.metadata.deletionGracePeriodSeconds ?? 0);
+    if (dueAt > now) {
+      this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
+      return;
+    }
+    try {
+      this.ctx.store.delete('pods', namespace, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+    } catch (error) {
+      if (!isGoneOrReplaced(error)) throw error;
+    }
+  }
+
+  private delays(): RunDelays {
+    const t = this.ctx.timing;
+    return {
+      startMs: scaledMs(t, t.podStartSeconds),
+      readyMs: scaledMs(t, t.podReadySeconds),
+      exitMs: scaledMs(t, t.containerExitSeconds),
+      backOffMs: scaledMs(t, t.crashLoopBackOffSeconds),
+      maxBackOffMs: scaledMs(t, t.maxCrashLoopBackOffSeconds),
+    };
+  }
+}

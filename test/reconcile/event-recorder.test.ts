@@ -1,0 +1,45 @@
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import type { KubePort } from '../../lib/kube/kube-port.ts';
+import { silentLogger } from '../../lib/log/structured-logger.ts';
+import { EventReason, EventRecorder } from '../../lib/reconcile/event-recorder.ts';
+import { aDaemonSet } from '../support/builders.ts';
+
+function recorder(lingerMs: number) {
+  const written: CoreV1Event[] = [];
+  const kube = {
+    createEvent: async (event: CoreV1Event) => {
+      written.push(event);
+      return event;
+    },
+  } as unknown as KubePort;
+  const events = new EventRecorder({ kube, clock: () => new Date(), logger: silentLogger, lingerMs });
+  return { events, written };
+}
+
+const ds = aDaemonSet('agent') as DaemonSet;
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('EventRecorder', () => {
+  it('lets events linger so the writes of a step go first, and writes them all at flush', async () => {
+    const { events, written } = recorder(10_000);
+    events.normal(ds, EventReason.SuccessfulCreate, 'Created pod: a');
+    events.normal(ds, EventReason.SuccessfulCreate, 'Created pod: b');
+    await settle(20);
+    expect(written).toEqual([]);
+    await events.flush();
+    expect(written.map((e) => e.message)).toEqual(['Created pod: a', 'Created pod: b']);
+    expect(events.counts.written).toBe(2);
+  });
+
+  it('writes lingering events without a flush once the linger ends', async () => {
+    const { events, written } = recorder(5);
+    events.warning(ds, EventReason.FailedCreate, 'Error creating: quota');
+    await settle(50);
+    expect(written.map((e) => e.reason)).toEqual(['FailedCreate']);
+    events.normal(ds, EventReason.SuccessfulDelete, 'Deleted pod: a');
+    await settle(50);
+    expect(written.map((e) => e.reason)).toEqual(['FailedCreate', 'SuccessfulDelete']);
+  });
+});

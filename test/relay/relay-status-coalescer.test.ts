@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { StatusCoalescer } from '../../lib/relay/relay-status-coalescer.ts';
+import { aDaemonSet, aPod } from '../support/builders.ts';
+
+const fluentd = aDaemonSet('fluentd');
+const demo = aDaemonSet('demo', { uid: 'uid-ds-demo' });
+const pod = (owner = fluentd) => aPod(`${owner.metadata?.name}-x`, { owner, nodeName: 'n1' });
+const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + seconds * 1000);
+
+type Step = {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  changes: string[];
+  owner?: typeof fluentd;
+  t: number;
+  dropped: boolean;
+};
+
+describe('StatusCoalescer', () => {
+  it.each<{ name: string; steps: Step[] }>([
+    {
+      name: 'the first status-only change of a window is forwarded, the rest of the window dropped',
+      steps: [
+        { type: 'ADDED', changes: [], t: 0, dropped: false },
+        { type: 'MODIFIED', changes: ['node'], t: 0.1, dropped: true },
+        { type: 'MODIFIED', changes: ['phase'], t: 0.5, dropped: true },
+        { type: 'MODIFIED', changes: ['ready'], t: 1.9, dropped: true },
+        { type: 'MODIFIED', changes: ['ready'], t: 2.0, dropped: false },
+      ],
+    },
+    {
+      name: 'changes that need the pair are never dropped',
+      steps: [
+        { type: 'MODIFIED', changes: ['ready'], t: 0, dropped: false },
+        { type: 'MODIFIED', changes: ['phase', 'terminal'], t: 0.1, dropped: false },
+        { type: 'MODIFIED', changes: ['deleting'], t: 0.2, dropped: false },
+        { type: 'MODIFIED', changes: ['controller'], t: 0.3, dropped: false },
+        { type: 'DELETED', changes: [], t: 0.4, dropped: false },
+        { type: 'MODIFIED', changes: ['ready'], t: 0.5, dropped: true },
+      ],
+    },
+    {
+      name: 'each DaemonSet has its own windows',
+      steps: [
+        { type: 'MODIFIED', changes: ['ready'], t: 0, dropped: false },
+        { type: 'MODIFIED', changes: ['ready'], owner: demo, t: 0.1, dropped: false },
+        { type: 'MODIFIED', changes: ['ready'], owner: demo, t: 0.2, dropped: true },
+      ],
+    },
+  ])('$name', ({ steps }) => {
+    const coalescer = new StatusCoalescer(2);
+    const dropped = steps.map((s) => coalescer.coalesces(s.type, s.changes, pod(s.owner), at(s.t)));
+    expect(dropped).toEqual(steps.map((s) => s.dropped));
+  });
+
+  it('never drops a change of a pod without a controller', () => {
+    const coalescer = new StatusCoalescer(2);
+    const orphan = aPod('orphan', { nodeName: 'n1' });
+    expect([0, 0.1].map((t) => coalescer.coalesces('MODIFIED', ['ready'], orphan, at(t)))).toEqual([
+      false,
+      false,
+    ]);
+  });
+});

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
+import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
+import { queueDepth } from '../../lib/queue/queue-depth.ts';
+import { sendMessages } from '../../lib/queue/send-messages.ts';
+import { type SqsEventSource, startSqsEventSource } from '../../lib/queue/sqs-event-source.ts';
+import { routerCounterNames } from '../../lib/router/router-deps.ts';
+import { createRouterHandler } from '../../lib/router/router-handler.ts';
+import { statusRefresh } from '../../lib/router/router-work.ts';
+import { describeWork, type ReceivedWork, type RouterWorld, startRouterWorld } from './router-harness.ts';
+
+let world: RouterWorld;
+let source: SqsEventSource;
+
+beforeAll(async () => {
+  world = await startRouterWorld();
+  source = startSqsEventSource({
+    sqs: world.queues.sqs,
+    queueUrl: world.queues.urls.ingress,
+    handler: createRouterHandler(world.deps),
+    functionName: 'router',
+  });
+});
+afterAll(async () => {
+  await source.stop();
+  await world.stop();
+});
+
+async function workUntil(
+  done: (all: ReceivedWork[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<ReceivedWork[]> {
+  const all: ReceivedWork[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (!done(all) && Date.now() < deadline) {
+    all.push(...(await world.drainWork()));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return all;
+}
+
+async function ingressDepth(url: string): Promise<number> {
+  const { now, delayed } = await queueDepth(world.queues.sqs, url);
+  return now + delayed;
+}
+
+const body = (detailType: string, detail: Record<string, unknown>) =>
+  JSON.stringify(eventEnvelopeOf({ source: 'everynode.relay', detailType, detail }));
+
+describe('the router handler behind the local SQS event source', () => {
+  it('routes triggers and drops unusable ones without retrying them', async () => {
+    const unusableBefore = world.counters.get(routerCounterNames.unusable);
+    await sendMessages(world.queues.sqs, world.queues.urls.ingress, [
+      {
+        body: body(WATCH_DETAIL_TYPE, {
+          v: 1,
+          event: 'ADDED',
+          kind: 'Node',
+          apiVersion: 'v1',
+          name: 'worker-2',
+          uid: 'u',
+          resourceVersion: '5',
+        }),
+      },
+      { body: 'not a trigger' },
+    ]);
+    const work = await workUntil((all) => all.length >= 1);
+    expect(work.map((w) => describeWork(w.message))).toEqual(['node:worker-2']);
+    await workUntil(() => world.counters.get(routerCounterNames.unusable) > unusableBefore);
+    expect(world.counters.get(routerCounterNames.unusable)).toBe(unusableBefore + 1);
+    expect(await ingressDepth(world.queues.urls.ingress)).toBe(0);
+    expect(await ingressDepth(world.queues.urls.ingressDlq)).toBe(0);
+  });
+
+  it('leaves a trigger whose routing failed for redelivery, and routes it once the API server is back', async () => {
+    world.sim.faults.setErrorRate('list', { status: 500, rate: 1 });
+    await sendMessages(world.queues.sqs, world.queues.urls.ingress, [
+      { body: body(RESYNC_DETAIL_TYPE, { v: 1, reason: 'test' }) },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await world.drainWork()).toEqual([]);
+    expect(await ingressDepth(world.queues.urls.ingress)).toBe(1);
+    world.sim.faults.setErrorRate('list', { status: 500, rate: 0 });
+    const work = await workUntil((all) => all.length >= 2);
+    expect(work.map((w) => describeWork(w.message)).sort()).toEqual([
+      'daemonset:kiada/demo',
+      'daemonset:kube-system/fluentd',
+    ]);
+  });
+
+  it('delivers coalesced status refreshes after their window, at most one per window', async () => {
+    const fluentd = world.sim.store.get('apps/daemonsets', 'kube-system', 'fluentd');
+    const controller = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      name: 'fluentd',
+      uid: String(fluentd?.metadata.uid),
+    };
+    const ready = (rv: number) =>
+      body(WATCH_DETAIL_TYPE, {
+        v: 1,
+        event: 'MODIFIED',
+        kind: 'Pod',
+        apiVersion: 'v1',
+        name: `fluentd-${rv}`,
+        namespace: 'kube-system',
+        uid: `p-${rv}`,
+        resourceVersion: String(rv),
+        controller,
+        nodeName: 'worker-1',
+        changes: ['ready'],
+      });
+    await sendMessages(
+      world.queues.sqs,
+      world.queues.urls.ingress,
+      [2001, 2002, 2003, 2004].map((rv) => ({ body: ready(rv) })),
+    );
+    const work = await workUntil((all) => all.length >= 1, 8_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    work.push(...(await world.drainWork()));
+    // Four changes sent together fall in one 2 s window, or straddle two.
+    expect(work.length).toBeGreaterThanOrEqual(1);
+    expect(work.length).toBeLessThanOrEqual(2);
+    for (const w of work) {
+      expect(describeWork(w.message)).toBe('daemonset:kube-system/fluentd');
+      expect(w.deduplicationId).toMatch(/^status:/);
+    }
+  });
+});
+
+describe('statusRefresh', () => {
+  const message = {
+    v: 1 as const,
+    kind: 'daemonset' as const,
+    daemonSet: { namespace: 'ns', name: 'ds', uid: 'uid-1' },
+    cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
+  };
+  it.each([
+    {
+      name: 'start of a window',
+      at: '2026-01-01T00:00:10.000Z',
+      notBefore: '2026-01-01T00:00:12.000Z',
+      id: 'status:uid-1:883612805',
+    },
+    {
+      name: 'end of the same window',
+      at: '2026-01-01T00:00:11.999Z',
+      notBefore: '2026-01-01T00:00:12.000Z',
+      id: 'status:uid-1:883612805',
+    },
+    {
+      name: 'next window',
+      at: '2026-01-01T00:00:12.000Z',
+      notBefore: '2026-01-01T00:00:14.000Z',
+      id: 'status:uid-1:883612806',
+    },
+  ])('$name', ({ at, notBefore, id }) => {
+    const refresh = statusRefresh(message, new Date(at), 2);
+    expect(refresh).toMatchObject({ to: 'delayed', deduplicationId: id });
+    expect(refresh.to === 'delayed' && refresh.notBefore.toISOString()).toBe(notBefore);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * A router under test: the simulated cluster (nodes with and without providerIDs, two apps/v1
+ * DaemonSets) through the real client, and real SQS queues on fauxqs to read its output from.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { parseWorkMessage } from '../../lib/messages/parse-work-message.ts';
+import type { WorkMessage } from '../../lib/messages/work-message.ts';
+import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { sendMessages } from '../../lib/queue/send-messages.ts';
+import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
+import type { RouterCounters, RouterDeps } from '../../lib/router/router-deps.ts';
+import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
+
+/** Counters kept in memory. */
+export class CountersInMemory implements RouterCounters {
+  readonly values = new Map<string, number>();
+  count(name: string, value = 1): void {
+    this.values.set(name, (this.values.get(name) ?? 0) + value);
+  }
+  get(name: string): number {
+    return this.values.get(name) ?? 0;
+  }
+}
+
+/** A work message as received, with its FIFO ids. */
+export interface ReceivedWork {
+  message: WorkMessage;
+  groupId: string | undefined;
+  deduplicationId: string | undefined;
+}
+
+export interface RouterWorld {
+  sim: SimCluster;
+  queues: LocalQueues;
+  deps: RouterDeps;
+  counters: CountersInMemory;
+  /** Receives and deletes everything on the work queue. */
+  drainWork(): Promise<ReceivedWork[]>;
+  /** Messages the router has sent back to the ingress queue (delayed work) so far. */
+  sentToIngress(): number;
+  stop(): Promise<void>;
+}
+
+/** The nodes of the router tests: one with an AWS providerID, one named after its instance. */
+export const routerNodes = [
+  aNode('worker-1', { providerID: 'aws:///us-east-1a/i-0aaa1111bbbb2222c' }),
+  aNode('i-0ddd3333eeee4444f.ec2.internal'),
+  aNode('worker-2'),
+];
+
+export async function startRouterWorld(): Promise<RouterWorld> {
+  const sim = await startSimCluster({ nodes: routerNodes });
+  sim.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kiada' } });
+  for (const ds of [
+    aDaemonSet('fluentd', { namespace: 'kube-system' }),
+    aDaemonSet('demo', { namespace: 'kiada' }),
+  ]) {
+    const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = ds.metadata ?? {};
+    sim.store.create('apps/daemonsets', JSON.parse(JSON.stringify({ ...ds, metadata })));
+  }
+  const queues = await startLocalQueues({ visibilityTimeoutSeconds: 1 });
+  const kube = createKubePort({
+    connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
+    managedKind: 'apps/v1',
+    userAgent: 'everynode/router',
+  });
+  const counters = new CountersInMemory();
+  let sentToIngress = 0;
+  const deps: RouterDeps = {
+    kube,
+    managedKind: 'apps/v1',
+    work: sqsWorkSender(queues.sqs, queues.urls.work),
+    ingress: (messages) => {
+      sentToIngress += messages.length;
+      return sendMessages(queues.sqs, queues.urls.ingress, messages);
+    },
+    logger: new Logger({ serviceName: 'everynode-router', logLevel: 'SILENT' }),
+    counters,
+    clock: () => new Date(),
+  };
+  return {
+    sim,
+    queues,
+    deps,
+    counters,
+    drainWork: () => drain(queues),
+    sentToIngress: () => sentToIngress,
+    stop: async () => {
+      await queues.stop();
+      await sim.stop();
+    },
+  };
+}
+
+async function drain(queues: LocalQueues): Promise<ReceivedWork[]> {
+  const received: ReceivedWork[] = [];
+  for (;;) {
+    const answer = await queues.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queues.urls.work,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const messages = answer.Messages ?? [];
+    if (messages.length === 0) return received;
+    for (const m of messages) {
+      const parsed = parseWorkMessage(m.Body ?? '');
+      if (!parsed.ok) throw new Error(`the router sent an invalid work message: ${parsed.reason}`);
+      received.push({
+        message: parsed.message,
+        groupId: m.Attributes?.MessageGroupId,
+        deduplicationId: m.Attributes?.MessageDeduplicationId,
+      });
+      await queues.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queues.urls.work, ReceiptHandle: m.ReceiptHandle ?? '' }),
+      );
+    }
+  }
+}
+
+/** `kind:target` of a work message, for comparing sets of work. */
+export function describeWork(message: Readonly<WorkMessage>): string {
+  switch (message.kind) {
+    case 'node':
+      return `node:${message.node.name}`;
+    case 'daemonset':
+      return `daemonset:${message.daemonSet.namespace}/${message.daemonSet.name}${message.daemonSet.uid ? '' : ' (no uid)'}`;
+    case 'pair':
+      return `pair:${message.daemonSet.namespace}/${message.daemonSet.name}@${message.node.name}`;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The whole local pipeline end to end, for tests: a simulated cluster, `startLocalPipeline` (relay,
+ * bus and journal, router and reconcile handlers over fauxqs), and the real kubectl to drive it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
+import { type SimCluster, type SimClusterOptions, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { findKubectl } from './kubectl.ts';
+
+/** A pod as the tests look at it. */
+export interface PodView {
+  readonly namespace: string;
+  readonly name: string;
+  /** The controlling DaemonSet's name. */
+  readonly owner: string;
+  readonly uid: string;
+  readonly node: string;
+  readonly image: string;
+  readonly phase: string;
+  readonly deleting: boolean;
+}
+
+/** Options of {@link startPipelineWorld}. */
+export interface WorldOptions {
+  readonly managedKind?: ManagedKind;
+  readonly nodes?: SimClusterOptions['nodes'];
+  /** Simulated time: 0.1 (default) runs a 30 s grace period in 3 s, pod start and readiness in 0.1 s. */
+  readonly timeScale?: number;
+  readonly maxReceiveCount?: number;
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+/** A running world. */
+export interface PipelineWorld {
+  readonly sim: SimCluster;
+  readonly pipeline: LocalPipeline;
+  readonly stateDir: string;
+  readonly kubeconfigPath: string;
+  /** kubectl against the cluster; rejects with its stderr when it fails. */
+  kubectl(args: readonly string[], stdin?: string): Promise<string>;
+  /** Daemon pods (controlled by a DaemonSet) that are not being deleted, by namespace. */
+  pods(namespace?: string): PodView[];
+  /** `namespace/ds@node` of every live daemon pod, sorted. */
+  placement(): string[];
+  /** Resolves when `check()` holds; rejects with `what` after `timeoutMs`. */
+  until(what: string, check: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
+  /** Resolves once no work is queued, in flight or delayed. */
+  quiet(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The kubectl binary, or undefined (the kubectl tests then say so). */
+export const kubectlBinary = findKubectl();
+
+function podView(pod: Record<string, unknown>): PodView {
+  const meta = pod.metadata as {
+    namespace: string;
+    name: string;
+    uid: string;
+    deletionTimestamp?: string;
+    ownerReferences?: Array<{ name: string; controller?: boolean }>;
+  };
+  const spec = pod.spec as { nodeName?: string; containers?: Array<{ image?: string }>; affinity?: unknown };
+  const status = (pod.status ?? {}) as { phase?: string };
+  const pinned = JSON.stringify(spec.affinity ?? {}).match(
+    /"metadata.name","operator":"In","values":\["([^"]+)"/,
+  );
+  return {
+    namespace: meta.namespace,
+    name: meta.name,
+    owner: meta.ownerReferences?.find((r) => r.controller)?.name ?? '',
+    uid: meta.uid,
+    node: spec.nodeName ?? pinned?.[1] ?? '',
+    image: spec.containers?.[0]?.image ?? '',
+    phase: status.phase ?? '',
+    deleting: meta.deletionTimestamp !== undefined,
+  };
+}
+
+/** Starts the simulated cluster and the local pipeline (relay included). */
+export async function startPipelineWorld(options: WorldOptions = {}): Promise<PipelineWorld> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'everynode-e2e-'));
+  const kubeconfigPath = join(stateDir, 'kubeconfig');
+  const sim = await startSimCluster({
+    nodes: options.nodes ?? 6,
+    kubeconfigPath,
+    bookmarkIntervalMs: 1_000,
+    timing: { timeScale: options.timeScale ?? 0.1 },
+  });
+  const pipeline = await startLocalPipeline({
+    kubeconfigPath,
+    managedKind: options.managedKind ?? 'apps/v1',
+    stateDir,
+    maxReceiveCount: options.maxReceiveCount ?? 5,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
+    logLevel: 'SILENT',
+  });
+  const ownerKind = (pod: Record<string, unknown>) =>
+    (
+      (pod.metadata as { ownerReferences?: Array<{ kind: string; controller?: boolean }> }).ownerReferences ??
+      []
+    ).some((r) => r.controller && r.kind === 'DaemonSet');
+  const pods = (namespace?: string) =>
+    sim.store
+      .list('pods', namespace ? { namespace } : {})
+      .filter((p) => ownerKind(p as Record<string, unknown>))
+      .map((p) => podView(p as Record<string, unknown>))
+      .filter((p) => !p.deleting);
+  const world: PipelineWorld = {
+    sim,
+    pipeline,
+    stateDir,
+    kubeconfigPath,
+    kubectl: (args, stdin) => runKubectl(kubeconfigPath, stateDir, args, stdin),
+    pods,
+    placement: () =>
+      pods()
+        .map((p) => `${p.namespace}/${p.owner}@${p.node}`)
+        .sort(),
+    until: async (what, check, timeoutMs = 20_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    quiet: async (timeoutMs = 20_000) => {
+      let quietLooks = 0;
+      let last = '';
+      await world
+        .until(
+          'the queues are quiet',
+          async () => {
+            const d = await pipeline.queueDepths();
+            last = JSON.stringify(d);
+            quietLooks = d.ingress === 0 && d.work === 0 ? quietLooks + 1 : 0;
+            return quietLooks >= 3;
+          },
+          timeoutMs,
+        )
+        .catch((error: unknown) => {
+          throw new Error(
+            `${String(error)}; queues ${last}, counters ${JSON.stringify(pipeline.counters.snapshot())}`,
+          );
+        });
+    },
+    stop: async () => {
+      await pipeline.stop();
+      await sim.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
+
+function runKubectl(
+  kubeconfig: string,
+  home: string,
+  args: readonly string[],
+  stdin?: string,
+): Promise<string> {
+  const binary = kubectlBinary;
+  if (!binary) return Promise.reject(new Error('no kubectl'));
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      binary,
+      ['--kubeconfig', kubeconfig, ...args],
+      { env: { ...process.env, HOME: home, KUBECONFIG: kubeconfig }, timeout: 90_000 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
