@@ -3,7 +3,7 @@
  * pkg/printers/internalversion/printers.go (printNode, printNamespace, printEvent).
  */
 import type { KubeObject } from '../schema/store-types.ts';
-import type { TableColumnDefinition } from './table.ts';
+import type { TableColumnDefinition } from './table-column-definition.ts';
 import { ageColumn, column, listAt, nameColumn, numberAt, objectAt, stringAt } from './table-columns.ts';
 import { ageSince } from './table-format.ts';
 

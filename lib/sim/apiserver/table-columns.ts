@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the Table printers: column definitions and typed access to JSON objects.
  */
-import type { TableColumnDefinition } from './table.ts';
+import type { TableColumnDefinition } from './table-column-definition.ts';
 
 /** A column of `type`, shown by `kubectl get` (priority 0) or only with `-o wide` (priority 1). */
 export function column(

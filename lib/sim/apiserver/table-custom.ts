@@ -5,7 +5,7 @@
  */
 import type { V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
 import type { KubeObject } from '../schema/store-types.ts';
-import type { TableColumnDefinition } from './table.ts';
+import type { TableColumnDefinition } from './table-column-definition.ts';
 import { column, nameColumn } from './table-columns.ts';
 import { ageSince } from './table-format.ts';
 

@@ -15,6 +15,7 @@ import {
   nodeCells,
   nodeColumns,
 } from './table-cluster.ts';
+import type { TableColumnDefinition } from './table-column-definition.ts';
 import { customCells, customColumns } from './table-custom.ts';
 import { podCells, podColumns, podRowConditions } from './table-pods.ts';
 import {
@@ -23,16 +24,6 @@ import {
   daemonSetCells,
   daemonSetColumns,
 } from './table-workloads.ts';
-
-/** One column of a Table (meta/v1 TableColumnDefinition). */
-export interface TableColumnDefinition {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  /** 0 for the columns `kubectl get` shows; 1 for those only `-o wide` shows. */
-  priority: number;
-}
 
 /** One row of a Table: the cells, row conditions, and the object as `includeObject` asked. */
 export interface TableRow {

@@ -9,7 +9,7 @@
  * and merge keys are the `patchStrategy`/`patchMergeKey` struct tags of k8s.io/api core/v1,
  * apps/v1 and apimachinery meta/v1 types.go.
  */
-import type { TypeTable } from './openapi-types.ts';
+import type { TypeTable } from './type-table.ts';
 
 /** The workloads part of the schema type table. */
 export const workloadsTypes: TypeTable = {

@@ -7,17 +7,7 @@ import { statusTypes } from './openapi-types-status.ts';
 import { volumesTypes } from './openapi-types-volumes.ts';
 import { workloadsTypes } from './openapi-types-workloads.ts';
 import type { ResourceKey } from './resources.ts';
-
-/** The Go package a schema comes from. */
-export type TypePackage = 'core' | 'apps' | 'meta';
-
-/**
- * Schemas by short name: package and a whitespace-separated field list, each field
- * `name:type[/strategy[:mergeKey]]`. Types: `s` string, `i32`/`i64` integers, `n` number, `b` boolean,
- * `time`/`microtime` timestamps, `bytes` base64, `ios` int-or-string, `q` quantity, `any` free-form
- * object, `[T]` list of T, `{T}` map of T, or another schema's short name.
- */
-export type TypeTable = Readonly<Record<string, readonly [TypePackage, string]>>;
+import type { TypePackage } from './type-table.ts';
 
 /** A scalar type code of the table. */
 export type ScalarCode =

@@ -4,10 +4,22 @@
  */
 
 import type { KubeObject } from '../schema/store-types.ts';
-import type { GarbageCollector, ObjectRef } from './store-gc.ts';
+import type { ObjectRef } from './object-ref.ts';
+import type { StoreCore } from './store-core.ts';
+
+/** What the owner-side work needs of the garbage collector (store-gc.ts implements it). */
+export interface OwnerWorkCollector {
+  readonly core: StoreCore;
+  /** The dependents of `uid` currently stored. */
+  dependentsOf(uid: string): ObjectRef[];
+  /** Deletes through the store, ignoring objects already gone. */
+  delete(ref: ObjectRef, policy: 'Background' | 'Foreground' | 'Orphan' | undefined): void;
+  /** Edits through the store's in-process mutate. */
+  mutate(ref: ObjectRef, change: (obj: KubeObject) => void): void;
+}
 
 /** The ObjectRef of a stored object. */
-function refOf(gc: GarbageCollector, uid: string): ObjectRef | undefined {
+function refOf(gc: OwnerWorkCollector, uid: string): ObjectRef | undefined {
   const location = gc.core.byUid.get(uid);
   if (!location) return undefined;
   const obj = gc.core.table(location.key).objects.get(location.id);
@@ -16,14 +28,14 @@ function refOf(gc: GarbageCollector, uid: string): ObjectRef | undefined {
 }
 
 /** Removes `finalizer` from the owner; the store deletes it when no finalizer remains. */
-function removeFinalizer(gc: GarbageCollector, ref: ObjectRef, finalizer: string): void {
+function removeFinalizer(gc: OwnerWorkCollector, ref: ObjectRef, finalizer: string): void {
   gc.mutate(ref, (o: KubeObject) => {
     o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((f) => f !== finalizer);
   });
 }
 
 /** Orphan: drop the owner's references from every dependent, then the `orphan` finalizer. */
-function orphanDependents(gc: GarbageCollector, uid: string, ref: ObjectRef): void {
+function orphanDependents(gc: OwnerWorkCollector, uid: string, ref: ObjectRef): void {
   for (const dependent of gc.dependentsOf(uid)) {
     gc.mutate(dependent, (o) => {
       const remaining = (o.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
@@ -35,7 +47,7 @@ function orphanDependents(gc: GarbageCollector, uid: string, ref: ObjectRef): vo
 }
 
 /** Foreground: delete dependents; drop `foregroundDeletion` once no blocking dependent remains. */
-function deleteDependentsFirst(gc: GarbageCollector, uid: string, ref: ObjectRef): void {
+function deleteDependentsFirst(gc: OwnerWorkCollector, uid: string, ref: ObjectRef): void {
   let blocking = 0;
   for (const dependent of gc.dependentsOf(uid)) {
     const obj = gc.core.find(dependent.key, dependent.namespace, dependent.name);
@@ -50,7 +62,7 @@ function deleteDependentsFirst(gc: GarbageCollector, uid: string, ref: ObjectRef
 }
 
 /** Does the owner-side work for `uid` if it is being deleted with a GC finalizer. */
-export function ownerWork(gc: GarbageCollector, uid: string): void {
+export function ownerWork(gc: OwnerWorkCollector, uid: string): void {
   const ref = refOf(gc, uid);
   if (!ref) return;
   const owner = gc.core.find(ref.key, ref.namespace, ref.name);

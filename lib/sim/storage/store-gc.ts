@@ -7,26 +7,19 @@
  * Like the real one it works asynchronously, a moment after the change that caused the work.
  */
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import type { ResourceKey } from '../schema/resources.ts';
 import { resources } from '../schema/resources.ts';
 import { asRecord } from '../schema/store-json.ts';
 import type { KubeObject, StoreEvent } from '../schema/store-types.ts';
+import type { ObjectRef } from './object-ref.ts';
 import type { StoreCore } from './store-core.ts';
 import { deleteObject } from './store-delete.ts';
-import { ownerWork } from './store-gc-owner.ts';
+import { type OwnerWorkCollector, ownerWork } from './store-gc-owner.ts';
 import { mutateObject } from './store-mutate.ts';
-
-/** A stored object's address. */
-export interface ObjectRef {
-  readonly key: ResourceKey;
-  readonly namespace: string | undefined;
-  readonly name: string;
-}
 
 const refId = (r: ObjectRef): string => `${r.key}\u0000${r.namespace ?? ''}\u0000${r.name}`;
 
 /** The garbage collector of one store. */
-export class GarbageCollector {
+export class GarbageCollector implements OwnerWorkCollector {
   /** owner uid → dependents (by refId). */
   readonly dependents = new Map<string, Map<string, ObjectRef>>();
   private readonly queue = new Map<string, () => void>();

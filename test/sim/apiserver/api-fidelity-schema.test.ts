@@ -111,9 +111,10 @@ describe('field schemas for server-side field validation', () => {
   });
 
   it('leaves every object the project creates intact: fixtures, builders, daemon pods, revisions, events', () => {
-    const fixtures = readdirSync('test/fixtures')
+    const fixtures = ['test/fixtures', 'lib/sim/fixtures']
+      .flatMap((dir) => readdirSync(dir).map((f) => `${dir}/${f}`))
       .filter((f) => f.endsWith('.yaml'))
-      .flatMap((f) => parseAllDocuments(readFileSync(`test/fixtures/${f}`, 'utf8')).map((d) => d.toJS()))
+      .flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS()))
       .flatMap((doc: { kind?: string; items?: unknown[] }) =>
         doc.kind === 'List' ? (doc.items ?? []) : [doc],
       );
