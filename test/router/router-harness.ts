@@ -7,7 +7,9 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { parseWorkMessage } from '../../lib/messages/parse-work-message.ts';
+import { WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
+import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
@@ -38,6 +40,8 @@ export interface RouterWorld {
   queues: LocalQueues;
   deps: RouterDeps;
   counters: CountersInMemory;
+  /** The uid of the kube-system/fluentd DaemonSet. */
+  fluentdUid: string;
   /** Receives and deletes everything on the work queue. */
   drainWork(): Promise<ReceivedWork[]>;
   /** Messages the router has sent back to the ingress queue (delayed work) so far. */
@@ -62,6 +66,7 @@ export async function startRouterWorld(): Promise<RouterWorld> {
     const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = ds.metadata ?? {};
     sim.store.create('apps/daemonsets', JSON.parse(JSON.stringify({ ...ds, metadata })));
   }
+  const fluentdUid = String(sim.store.get('apps/daemonsets', 'kube-system', 'fluentd')?.metadata.uid);
   const queues = await startLocalQueues({ visibilityTimeoutSeconds: 1 });
   const kube = createKubePort({
     connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
@@ -87,6 +92,7 @@ export async function startRouterWorld(): Promise<RouterWorld> {
     queues,
     deps,
     counters,
+    fluentdUid,
     drainWork: () => drain(queues),
     sentToIngress: () => sentToIngress,
     stop: async () => {
@@ -134,4 +140,45 @@ export function describeWork(message: Readonly<WorkMessage>): string {
     case 'pair':
       return `pair:${message.daemonSet.namespace}/${message.daemonSet.name}@${message.node.name}`;
   }
+}
+
+/** An EventBridge envelope as the ingress queue receives it, marked as a replay when `replayName` is set. */
+export function envelope(
+  source: string,
+  detailType: string,
+  detail: Record<string, unknown>,
+  replayName?: string,
+): string {
+  const e = eventEnvelopeOf({ source, detailType, detail });
+  return JSON.stringify(replayName ? { ...e, 'replay-name': replayName } : e);
+}
+
+let version = 1000;
+
+/** A relayed watch event; each gets a fresh resourceVersion unless the detail names one. */
+export function watch(detail: Record<string, unknown>, replayName?: string): string {
+  version++;
+  const base = { v: 1, uid: 'u-1', resourceVersion: String(version) };
+  return envelope('everynode.relay', WATCH_DETAIL_TYPE, { ...base, ...detail }, replayName);
+}
+
+/** A relayed watch event of pod kube-system/fluentd-x, controlled by the fluentd DaemonSet `fluentdUid`. */
+export function fluentdPod(fluentdUid: string, detail: Record<string, unknown>): string {
+  const controller = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'fluentd', uid: fluentdUid };
+  return watch({
+    kind: 'Pod',
+    apiVersion: 'v1',
+    name: 'fluentd-x',
+    namespace: 'kube-system',
+    controller,
+    ...detail,
+  });
+}
+
+/** An EC2 state-change notification: instance `instanceId` is running. */
+export function ec2(instanceId: string): string {
+  return envelope('aws.ec2', 'EC2 Instance State-change Notification', {
+    'instance-id': instanceId,
+    state: 'running',
+  });
 }

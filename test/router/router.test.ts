@@ -1,58 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
-import { delayedIngressMessage } from '../../lib/queue/delayed-ingress-message.ts';
-import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
 import { routerCounterNames } from '../../lib/router/router-deps.ts';
-import { nodeMessage } from '../support/reconcile-cluster.ts';
-import { describeWork, type RouterWorld, startRouterWorld } from './router-harness.ts';
+import {
+  describeWork,
+  ec2,
+  envelope,
+  fluentdPod,
+  type RouterWorld,
+  startRouterWorld,
+  watch,
+} from './router-harness.ts';
 
 let world: RouterWorld;
 let fluentdUid: string;
 
 beforeAll(async () => {
   world = await startRouterWorld();
-  fluentdUid = String(world.sim.store.get('apps/daemonsets', 'kube-system', 'fluentd')?.metadata.uid);
+  fluentdUid = world.fluentdUid;
 });
 afterAll(async () => world.stop());
 
-function envelope(
-  source: string,
-  detailType: string,
-  detail: Record<string, unknown>,
-  replayName?: string,
-): string {
-  const e = eventEnvelopeOf({ source, detailType, detail });
-  return JSON.stringify(replayName ? { ...e, 'replay-name': replayName } : e);
-}
-
-let version = 1000;
-
-/** A relayed watch event; each gets a fresh resourceVersion unless the detail names one. */
-function watch(detail: Record<string, unknown>, replayName?: string): string {
-  version++;
-  const base = { v: 1, uid: 'u-1', resourceVersion: String(version) };
-  return envelope('everynode.relay', WATCH_DETAIL_TYPE, { ...base, ...detail }, replayName);
-}
-
-function pod(detail: Record<string, unknown>): string {
-  const controller = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'fluentd', uid: fluentdUid };
-  return watch({
-    kind: 'Pod',
-    apiVersion: 'v1',
-    name: 'fluentd-x',
-    namespace: 'kube-system',
-    controller,
-    ...detail,
-  });
-}
-
-function ec2(instanceId: string): string {
-  return envelope('aws.ec2', 'EC2 Instance State-change Notification', {
-    'instance-id': instanceId,
-    state: 'running',
-  });
-}
+const pod = (detail: Record<string, unknown>): string => fluentdPod(fluentdUid, detail);
 
 interface RouteCase {
   name: string;
@@ -313,50 +282,5 @@ describe('router rules (ingress message → work queue)', () => {
     await routeIngressMessage(replayed, world.deps);
     const received = await world.drainWork();
     expect(received.map((r) => r.message.cause.type)).toEqual(['watch', 'replay']);
-  });
-
-  it('forwards a due requeue with its de-duplication id and sends a future one round again', async () => {
-    const message = nodeMessage('worker-1', new Date('2026-01-01T00:00:00Z'));
-    const now = new Date();
-    const due = delayedIngressMessage(message, new Date(now.getTime() - 1000), now, 'status:abc:1');
-    expect(await routeIngressMessage(due.body, world.deps)).toEqual({ type: 'forwarded' });
-    const received = await world.drainWork();
-    expect(received.map((r) => [describeWork(r.message), r.deduplicationId])).toEqual([
-      ['node:worker-1', 'status:abc:1'],
-    ]);
-
-    const delayedBefore = world.sentToIngress();
-    const later = delayedIngressMessage(message, new Date(now.getTime() + 3600_000), now);
-    expect(await routeIngressMessage(later.body, world.deps)).toEqual({ type: 'delayed' });
-    expect(await world.drainWork()).toEqual([]);
-    expect(world.sentToIngress() - delayedBefore).toBe(1);
-  });
-
-  it('holds an envelope that came under a second early until it is due, then forwards it', async () => {
-    const message = nodeMessage('worker-3', new Date('2026-01-01T00:00:00Z'));
-    const now = new Date();
-    const soon = delayedIngressMessage(message, new Date(now.getTime() + 1500), now);
-    expect(soon.delaySeconds).toBe(1);
-    const held: number[] = [];
-    const deps = { ...world.deps, sleep: async (ms: number) => held.push(ms) };
-    const early = delayedIngressMessage(message, new Date(now.getTime() + 400), now);
-    expect(early.delaySeconds).toBeUndefined();
-    expect(await routeIngressMessage(early.body, deps)).toEqual({ type: 'forwarded' });
-    expect(held).toHaveLength(1);
-    expect(held[0]).toBeGreaterThan(0);
-    expect(held[0]).toBeLessThanOrEqual(400);
-    expect((await world.drainWork()).map((r) => describeWork(r.message))).toEqual(['node:worker-3']);
-  });
-
-  it('sends one status refresh per DaemonSet and window for a burst of readiness changes', async () => {
-    const recent = new RecentlySent();
-    const delayedBefore = world.sentToIngress();
-    for (let i = 0; i < 5; i++)
-      await routeIngressMessage(
-        pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], resourceVersion: `${100 + i}` }),
-        world.deps,
-        recent,
-      );
-    expect(world.sentToIngress() - delayedBefore).toBeLessThanOrEqual(2);
   });
 });
