@@ -3,6 +3,7 @@ import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import { EnvironmentName } from '../lib/config/environment-names.ts';
 import { PipelineAlarms } from './constructs/alarms.ts';
 import { ClusterAccess } from './constructs/cluster-access.ts';
 import { PipelineFunctions } from './constructs/pipeline-functions.ts';
@@ -39,7 +40,7 @@ export interface EverynodeStackProps extends StackProps {
 const reconcileTimeout = Duration.minutes(1);
 const routerTimeout = Duration.seconds(30);
 
-/** The whole everynode pipeline for one EKS cluster (DESIGN.md §3). */
+/** The whole everynode pipeline for one EKS cluster (docs/design.md, 1. The pipeline). */
 export class EverynodeStack extends Stack {
   public readonly queues: WorkQueues;
   public readonly functions: PipelineFunctions;
@@ -67,16 +68,16 @@ export class EverynodeStack extends Stack {
       relayTimeout: Duration.seconds(Math.min(900, s.relayEvery.toSeconds() + 60)),
       vpc: props.vpcPlacement?.(this),
       environment: {
-        EVERYNODE_MANAGED_KIND: s.managedKind,
-        EVERYNODE_CLUSTER_NAME: s.clusterName,
-        EVERYNODE_CLUSTER_ENDPOINT: this.access.endpoint,
-        EVERYNODE_CLUSTER_CA: this.access.certificateAuthority,
-        EVERYNODE_API_QPS: String(s.apiQps),
-        EVERYNODE_WORK_QUEUE_URL: this.queues.work.queueUrl,
-        EVERYNODE_WORK_DLQ_URL: this.queues.workDlq.queueUrl,
-        EVERYNODE_INGRESS_QUEUE_URL: this.queues.ingress.queueUrl,
-        EVERYNODE_RELAY_CHECKPOINT_PARAMETER: this.relayCheckpoint.parameterName,
-        EVERYNODE_RELAY_RUN_SECONDS: String(s.relayEvery.toSeconds()),
+        [EnvironmentName.managedKind]: s.managedKind,
+        [EnvironmentName.clusterName]: s.clusterName,
+        [EnvironmentName.clusterEndpoint]: this.access.endpoint,
+        [EnvironmentName.clusterCa]: this.access.certificateAuthority,
+        [EnvironmentName.apiQps]: String(s.apiQps),
+        [EnvironmentName.workQueueUrl]: this.queues.work.queueUrl,
+        [EnvironmentName.workDlqUrl]: this.queues.workDlq.queueUrl,
+        [EnvironmentName.ingressQueueUrl]: this.queues.ingress.queueUrl,
+        [EnvironmentName.relayCheckpointParameter]: this.relayCheckpoint.parameterName,
+        [EnvironmentName.relayRunSeconds]: String(s.relayEvery.toSeconds()),
         POWERTOOLS_METRICS_NAMESPACE: 'everynode',
       },
     });
@@ -87,7 +88,7 @@ export class EverynodeStack extends Stack {
       resyncEvery: s.resyncEvery,
       archiveRetention: s.archiveRetention,
     });
-    this.functions.relay.addEnvironment('EVERYNODE_EVENT_BUS_NAME', this.triggers.bus.eventBusName);
+    this.functions.relay.addEnvironment(EnvironmentName.eventBusName, this.triggers.bus.eventBusName);
     this.wire(s);
     this.alarms = new PipelineAlarms(this, 'Alarms', {
       ...this.queues,

@@ -5,24 +5,21 @@
  * `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */
 import * as z from 'zod';
-import {
-  type ClusterConfig,
-  clusterConfigOf,
-  clusterEnvironmentSchema,
-  FunctionConfigError,
-} from '../kube/cluster-config.ts';
+import { EnvironmentName } from '../config/environment-names.ts';
+import { parseEnvironment } from '../config/parse-environment.ts';
+import { type ClusterConfig, clusterConfigOf, clusterEnvironmentSchema } from '../kube/cluster-config.ts';
 import type { managedKinds } from '../kube/managed-kind.ts';
 
 const queueUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an SQS queue URL');
 
 const environmentSchema = clusterEnvironmentSchema.extend({
-  EVERYNODE_API_BURST: z.coerce.number().positive().optional(),
+  [EnvironmentName.apiBurst]: z.coerce.number().positive().optional(),
   // Not z.url(): local emulators answer queue URLs such as http://sqs.us-east-1.127.0.0.1:4566/…,
   // which the WHATWG URL parser refuses (a host ending in a number must be an IPv4 address).
-  EVERYNODE_WORK_QUEUE_URL: queueUrl,
-  EVERYNODE_WORK_DLQ_URL: queueUrl,
-  EVERYNODE_INGRESS_QUEUE_URL: queueUrl,
-  EVERYNODE_SQS_ENDPOINT: z.url().optional(),
+  [EnvironmentName.workQueueUrl]: queueUrl,
+  [EnvironmentName.workDlqUrl]: queueUrl,
+  [EnvironmentName.ingressQueueUrl]: queueUrl,
+  [EnvironmentName.sqsEndpoint]: z.url().optional(),
 });
 
 /** The reconcile function's settings. */
@@ -45,23 +42,19 @@ export interface ReconcileConfig {
 export function reconcileConfigFromEnvironment(
   env: Readonly<Record<string, string | undefined>>,
 ): ReconcileConfig {
-  const parsed = environmentSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new FunctionConfigError(
-      `reading the reconcile configuration from the environment: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`,
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(environmentSchema, env, 'reconcile');
+  const apiQps = e[EnvironmentName.apiQps];
+  const sqsEndpoint = e[EnvironmentName.sqsEndpoint];
   return {
-    managedKind: e.EVERYNODE_MANAGED_KIND,
+    managedKind: e[EnvironmentName.managedKind],
     cluster: clusterConfigOf(e, 'reconcile'),
-    apiQps: e.EVERYNODE_API_QPS,
-    apiBurst: Math.max(1, Math.floor(e.EVERYNODE_API_BURST ?? e.EVERYNODE_API_QPS)),
+    apiQps,
+    apiBurst: Math.max(1, Math.floor(e[EnvironmentName.apiBurst] ?? apiQps)),
     queues: {
-      work: e.EVERYNODE_WORK_QUEUE_URL,
-      workDlq: e.EVERYNODE_WORK_DLQ_URL,
-      ingress: e.EVERYNODE_INGRESS_QUEUE_URL,
+      work: e[EnvironmentName.workQueueUrl],
+      workDlq: e[EnvironmentName.workDlqUrl],
+      ingress: e[EnvironmentName.ingressQueueUrl],
     },
-    ...(e.EVERYNODE_SQS_ENDPOINT ? { sqsEndpoint: e.EVERYNODE_SQS_ENDPOINT } : {}),
+    ...(sqsEndpoint ? { sqsEndpoint } : {}),
   };
 }

@@ -4,20 +4,17 @@
  * or `KUBECONFIG`) replaces the cluster endpoint variables.
  */
 import * as z from 'zod';
-import {
-  type ClusterConfig,
-  clusterConfigOf,
-  clusterEnvironmentSchema,
-  FunctionConfigError,
-} from '../kube/cluster-config.ts';
+import { EnvironmentName } from '../config/environment-names.ts';
+import { parseEnvironment } from '../config/parse-environment.ts';
+import { type ClusterConfig, clusterConfigOf, clusterEnvironmentSchema } from '../kube/cluster-config.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 
 const nonEmpty = z.string().trim().min(1);
 
 const relayEnvironmentSchema = clusterEnvironmentSchema.extend({
-  EVERYNODE_EVENT_BUS_NAME: nonEmpty,
-  EVERYNODE_RELAY_CHECKPOINT_PARAMETER: nonEmpty,
-  EVERYNODE_RELAY_RUN_SECONDS: z.coerce.number().int().min(10).max(840).default(300),
+  [EnvironmentName.eventBusName]: nonEmpty,
+  [EnvironmentName.relayCheckpointParameter]: nonEmpty,
+  [EnvironmentName.relayRunSeconds]: z.coerce.number().int().min(10).max(840).default(300),
 });
 
 /** The relay function's settings. */
@@ -35,19 +32,13 @@ export interface RelayConfig {
 
 /** The relay configuration in `env`; throws a FunctionConfigError naming every bad variable. */
 export function relayConfigFromEnvironment(env: Readonly<Record<string, string | undefined>>): RelayConfig {
-  const parsed = relayEnvironmentSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new FunctionConfigError(
-      `reading the relay configuration from the environment: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`,
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(relayEnvironmentSchema, env, 'relay');
   return {
-    managedKind: e.EVERYNODE_MANAGED_KIND,
+    managedKind: e[EnvironmentName.managedKind],
     cluster: clusterConfigOf(e, 'relay'),
-    apiQps: e.EVERYNODE_API_QPS,
-    eventBusName: e.EVERYNODE_EVENT_BUS_NAME,
-    checkpointParameter: e.EVERYNODE_RELAY_CHECKPOINT_PARAMETER,
-    runSeconds: e.EVERYNODE_RELAY_RUN_SECONDS,
+    apiQps: e[EnvironmentName.apiQps],
+    eventBusName: e[EnvironmentName.eventBusName],
+    checkpointParameter: e[EnvironmentName.relayCheckpointParameter],
+    runSeconds: e[EnvironmentName.relayRunSeconds],
   };
 }

@@ -3,19 +3,16 @@
  * variables the CDK stack sets). `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */
 import * as z from 'zod';
-import {
-  type ClusterConfig,
-  clusterConfigOf,
-  clusterEnvironmentSchema,
-  FunctionConfigError,
-} from '../kube/cluster-config.ts';
+import { EnvironmentName } from '../config/environment-names.ts';
+import { parseEnvironment } from '../config/parse-environment.ts';
+import { type ClusterConfig, clusterConfigOf, clusterEnvironmentSchema } from '../kube/cluster-config.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 
 const routerEnvironmentSchema = clusterEnvironmentSchema.extend({
-  EVERYNODE_WORK_QUEUE_URL: z.string().trim().min(1),
-  EVERYNODE_INGRESS_QUEUE_URL: z.string().trim().min(1),
-  EVERYNODE_SQS_ENDPOINT: z.string().trim().min(1).optional(),
-  EVERYNODE_STATUS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+  [EnvironmentName.workQueueUrl]: z.string().trim().min(1),
+  [EnvironmentName.ingressQueueUrl]: z.string().trim().min(1),
+  [EnvironmentName.sqsEndpoint]: z.string().trim().min(1).optional(),
+  [EnvironmentName.statusWindowSeconds]: z.coerce.number().int().min(1).max(60).default(2),
 });
 
 /** The router function's settings. */
@@ -25,25 +22,20 @@ export interface RouterConfig {
   readonly apiQps: number;
   readonly queues: { readonly work: string; readonly ingress: string };
   readonly sqsEndpoint?: string;
-  /** Coalescing window of status refreshes (pipeline design 9). */
+  /** Coalescing window of status refreshes (docs/design.md, 12. The status-refresh window). */
   readonly statusWindowSeconds: number;
 }
 
 /** The router configuration in `env`; throws a FunctionConfigError naming every bad variable. */
 export function routerConfigFromEnvironment(env: Readonly<Record<string, string | undefined>>): RouterConfig {
-  const parsed = routerEnvironmentSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new FunctionConfigError(
-      `reading the router configuration from the environment: ${z.prettifyError(parsed.error).replaceAll('\n', ' ')}`,
-    );
-  }
-  const e = parsed.data;
+  const e = parseEnvironment(routerEnvironmentSchema, env, 'router');
+  const sqsEndpoint = e[EnvironmentName.sqsEndpoint];
   return {
-    managedKind: e.EVERYNODE_MANAGED_KIND,
+    managedKind: e[EnvironmentName.managedKind],
     cluster: clusterConfigOf(e, 'router'),
-    apiQps: e.EVERYNODE_API_QPS,
-    queues: { work: e.EVERYNODE_WORK_QUEUE_URL, ingress: e.EVERYNODE_INGRESS_QUEUE_URL },
-    ...(e.EVERYNODE_SQS_ENDPOINT ? { sqsEndpoint: e.EVERYNODE_SQS_ENDPOINT } : {}),
-    statusWindowSeconds: e.EVERYNODE_STATUS_WINDOW_SECONDS,
+    apiQps: e[EnvironmentName.apiQps],
+    queues: { work: e[EnvironmentName.workQueueUrl], ingress: e[EnvironmentName.ingressQueueUrl] },
+    ...(sqsEndpoint ? { sqsEndpoint } : {}),
+    statusWindowSeconds: e[EnvironmentName.statusWindowSeconds],
   };
 }
