@@ -1,8 +1,9 @@
 /**
- * The one place plans become API requests (DESIGN.md §6: decision separate from effect). Writes
- * are idempotent by construction: a create uses the pod's deterministic name, so 409 AlreadyExists
- * means another run made it; a delete carries uid + resourceVersion preconditions, so 404 means
- * it is gone already and 409 Conflict means the pod changed since it was read (re-read, re-plan).
+ * The one place plans become API requests
+ * (docs/design.md, 4. Decisions are data; one executor applies them). Writes are idempotent by
+ * construction: a create uses the pod's deterministic name, so 409 AlreadyExists means another run
+ * made it; a delete carries uid + resourceVersion preconditions, so 404 means it is gone already
+ * and 409 Conflict means the pod changed since it was read (re-read, re-plan).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Action, CreateAction, DeleteAction } from '../core/action.ts';

@@ -1,7 +1,7 @@
 /**
  * The reconcile deps from the function configuration: built once per process (a Lambda container,
- * `everynode run`), so the keep-alive agent, the request budget, the SQS client and the caches
- * are shared by every invocation.
+ * `everynode run`), so the keep-alive agent, the request budget, the SQS client, the object cache
+ * and the expectations are shared by every invocation.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { connectionOf } from '../kube/cluster-connection.ts';
@@ -10,10 +10,13 @@ import { RequestBudget } from '../kube/request-budget.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/sqs-senders.ts';
-import { DaemonSetCache } from './daemon-set-cache.ts';
 import { EventRecorder } from './event-recorder.ts';
+import { Expectations } from './expectations.ts';
+import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
+import { SharedRead } from './shared-read.ts';
+import { StepLimiter } from './step-limiter.ts';
 
 /** The User-Agent of the reconcile function's API requests. */
 export const RECONCILE_USER_AGENT = 'everynode/reconcile';
@@ -48,6 +51,9 @@ export function buildReconcileDeps(options: Readonly<ReconcileDepsOptions>): Rec
     events: new EventRecorder({ kube, clock, logger }),
     clock,
     logger,
-    cache: new DaemonSetCache(),
+    objects: new ObjectCache(),
+    expectations: new Expectations(),
+    nodeList: new SharedRead(),
+    daemonSetSteps: new StepLimiter(1),
   };
 }

@@ -1,8 +1,8 @@
 /**
- * The DaemonSet step's fan-out (pipeline design decision 5): the pairs that need work, found from
- * one LIST of nodes and one LIST of pods, sent as pair messages with hints so that each costs one
- * API request, at most `burstReplicas` creates and deletes in flight (upstream syncNodes caps a
- * sync at burstReplicas; the rest waits for the next run).
+ * The DaemonSet step's fan-out (docs/design.md, 15. The DaemonSet step): the pairs that need work,
+ * found from one LIST of nodes and one LIST of pods, sent as pair messages with hints so that each
+ * costs one API request, at most `burstReplicas` creates and deletes in flight (upstream syncNodes
+ * caps a sync at burstReplicas; the rest waits for the next run).
  */
 import { createHash } from 'node:crypto';
 import type { Action } from '../core/action.ts';
@@ -55,10 +55,10 @@ export interface FanOutState {
  * The FIFO de-duplication id of a fan-out: the intent (see memoryKeyOf) and the observation it was
  * planned from (the resourceVersions of the node and pod LISTs), so a step repeated on the same
  * observation (another process, a redelivered message) sends nothing new, while anything that
- * changed is new work. Deliberately not the intent alone (pipeline design 5): a pod created by a
- * fan-out and then deleted or released leaves the pair needing exactly the same create, which must
- * not wait five minutes for SQS de-duplication to expire; the process's memory of pairs in flight
- * (DaemonSetCache.fannedOut) is what keeps consecutive steps from re-sending pending work.
+ * changed is new work. Deliberately not the intent alone: a pod created by a fan-out and then
+ * deleted or released leaves the pair needing exactly the same create, which must not wait five
+ * minutes for SQS de-duplication to expire; the process's memory of pairs in flight
+ * (Expectations.fannedOut) is what keeps consecutive steps from re-sending pending work.
  */
 function deduplicationIdOf(memoryKey: string, observation: string): string {
   return `fanout:${createHash('sha256').update(`${memoryKey}#${observation}`).digest('hex')}`;
@@ -117,7 +117,7 @@ function candidatesOf(deps: ReconcileDeps, state: Readonly<FanOutState>): Candid
     if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return [];
     const actions = planPair({ ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name });
     const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
-    deps.cache.settleFanOut(pairKey(ds, view.name), memoryKey);
+    deps.expectations.settleFanOut(pairKey(ds, view.name), memoryKey);
     if (memoryKey === undefined) return [];
     return [{ view, actions, memoryKey, deduplicationId: deduplicationIdOf(memoryKey, state.observation) }];
   });
@@ -140,10 +140,11 @@ const countOf = (actions: readonly Action[], type: Action['type']) =>
 
 /**
  * Sends a hinted pair message for every pair whose plan is not empty, in node order, at most
- * `burstReplicas` creates and deletes per step (pipeline design 5: upstream syncNodes caps one sync
- * at burstReplicas); pairs this process fanned out with the same intent and had not handled when
- * the step began listing are in flight, and are neither sent again nor counted; so are the
- * replacements of pods the rolling update deleted, which their deletion event brings.
+ * `burstReplicas` creates and deletes per step (docs/design.md, 15. The DaemonSet step: upstream
+ * syncNodes caps one sync at burstReplicas); pairs this process fanned out with the same intent and
+ * had not handled when the step began listing are in flight, and are neither sent again nor
+ * counted; so are the replacements of pods the rolling update deleted, which their deletion event
+ * brings.
  */
 export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutState>): Promise<FanOutResult> {
   const burst = rolloutExtensionsOf(state.ds).burstReplicas;
@@ -152,9 +153,9 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
   let [creates, deletes, capped] = [0, 0, false];
   for (const candidate of candidatesOf(deps, state)) {
     const key = pairKey(state.ds, candidate.view.name);
-    if (deps.cache.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
+    if (deps.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
     const createsOnly = candidate.actions.every((a) => a.type === 'create');
-    if (createsOnly && deps.cache.awaitingReplacement(key, nowMs, state.listedAt)) continue;
+    if (createsOnly && deps.expectations.awaitingReplacement(key, nowMs, state.listedAt)) continue;
     const c = countOf(candidate.actions, 'create');
     const d = countOf(candidate.actions, 'delete');
     if ((c > 0 && creates + c > burst) || (d > 0 && deletes + d > burst)) {
@@ -169,6 +170,6 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
       (c): OutgoingWork => ({ message: messageFor(state, c.view), deduplicationId: c.deduplicationId }),
     ),
   );
-  for (const c of sent) deps.cache.markFannedOut(pairKey(state.ds, c.view.name), c.memoryKey, nowMs);
+  for (const c of sent) deps.expectations.markFannedOut(pairKey(state.ds, c.view.name), c.memoryKey, nowMs);
   return { sent: sent.length, capped };
 }

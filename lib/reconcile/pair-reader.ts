@@ -1,7 +1,8 @@
 /**
- * Reading one (DaemonSet, node) pair (pipeline design decision 4): from the hints a DaemonSet step
- * attached (the DaemonSet from the process cache, node and pods from the hints: no request in a
- * warm process), or from the API server (GET DaemonSet, GET node, one LIST of the pair's pods).
+ * Reading one (DaemonSet, node) pair (docs/design.md, 9. Hints, and why a stale hint is safe): from
+ * the hints a DaemonSet step attached (the DaemonSet from the process cache, node and pods from the
+ * hints: no request in a warm process), or from the API server (GET DaemonSet, GET node, one LIST
+ * of the pair's pods).
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -40,10 +41,10 @@ async function readDaemonSet(
 ): Promise<DaemonSet | undefined> {
   const { namespace, name, uid } = message.daemonSet;
   const now = deps.clock().getTime();
-  const recent = freshness === 'recent' ? deps.cache.recentDaemonSet(uid, now) : undefined;
+  const recent = freshness === 'recent' ? deps.objects.recentDaemonSet(uid, now) : undefined;
   if (recent !== undefined) return recent;
   const ds = await deps.kube.getDaemonSet(namespace, name);
-  if (ds !== undefined) deps.cache.putRecentDaemonSet(ds, now);
+  if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, now);
   return ds?.metadata?.uid === uid ? ds : undefined;
 }
 
@@ -54,10 +55,10 @@ async function readNode(
   freshness: Freshness,
 ): Promise<V1Node | undefined> {
   const now = deps.clock().getTime();
-  const recent = freshness === 'recent' ? deps.cache.recentNode(name, now) : undefined;
+  const recent = freshness === 'recent' ? deps.objects.recentNode(name, now) : undefined;
   if (recent !== undefined) return recent;
   const node = await deps.kube.getNode(name);
-  if (node !== undefined) deps.cache.putRecentNodes([node], now);
+  if (node !== undefined) deps.objects.putRecentNodes([node], now);
   return node;
 }
 
@@ -74,10 +75,11 @@ async function readPairPods(
 
 /**
  * The pair read from the API server: the DaemonSet (`known`, when the caller has just read it), the
- * node and the pair's pods (always a fresh LIST). With `recent` freshness the DaemonSet and the node
- * may come from this process's reads of the last two seconds — as stale as an informer under load
- * (upstream decides from informers), and it saves two requests per pair while a rollout's pod
- * events stream in; after a Conflict the pair is read `fresh`. Undefined when the DaemonSet is gone.
+ * node and the pair's pods (always a fresh LIST). With `recent` freshness the DaemonSet and the
+ * node may come from this process's reads of the last few seconds (RECENT_READ_MS) — as stale as an
+ * informer under load (upstream decides from informers), and it saves two requests per pair while a
+ * rollout's pod events stream in; after a Conflict the pair is read `fresh`. Undefined when the
+ * DaemonSet is gone.
  */
 export async function readPair(
   deps: ReconcileDeps,
@@ -109,10 +111,10 @@ async function hintedDaemonSet(
   hints: Readonly<PairHints>,
 ): Promise<DaemonSet | undefined> {
   const { uid } = message.daemonSet;
-  const cached = deps.cache.daemonSet(uid, hints.daemonSet.resourceVersion);
+  const cached = deps.objects.daemonSet(uid, hints.daemonSet.resourceVersion);
   if (cached !== undefined) return cached;
   const ds = await readDaemonSet(deps, message, 'fresh');
-  if (ds !== undefined) deps.cache.putDaemonSet(ds, hints.daemonSet.resourceVersion);
+  if (ds !== undefined) deps.objects.putDaemonSet(ds, hints.daemonSet.resourceVersion);
   return ds;
 }
 

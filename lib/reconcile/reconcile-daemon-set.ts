@@ -1,10 +1,10 @@
 /**
- * The `daemonset` step (pipeline design decision 5; upstream daemon_controller.go syncDaemonSet):
- * validation, ControllerRevisions, adoption, fan-out of the pairs that need work, the rolling
- * update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps the rolling
- * update within its budget.
+ * The `daemonset` step (docs/design.md, 15. The DaemonSet step; upstream daemon_controller.go
+ * syncDaemonSet): validation, ControllerRevisions, adoption, fan-out of the pairs that need work,
+ * the rolling update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps
+ * the rolling update within its budget.
  */
-import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { validateDaemonSet } from '../core/validation.ts';
@@ -29,7 +29,7 @@ async function readDaemonSet(
 ): Promise<DaemonSet | undefined> {
   const { namespace, name, uid } = message.daemonSet;
   const ds = await deps.kube.getDaemonSet(namespace, name);
-  if (ds !== undefined) deps.cache.putRecentDaemonSet(ds, deps.clock().getTime());
+  if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, deps.clock().getTime());
   if (ds === undefined || (uid !== undefined && ds.metadata?.uid !== uid)) return undefined;
   // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
   return ds.metadata?.deletionTimestamp ? undefined : ds;
@@ -80,12 +80,12 @@ async function readAround(
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
   const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
     deps.kube.listControllerRevisions(namespace),
-    deps.cache.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
+    deps.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
     listPods(labelSelectorQuery(ds.spec?.selector)),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
   const nodes = sharedNodes.value;
-  deps.cache.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+  deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);

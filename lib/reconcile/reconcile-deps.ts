@@ -1,13 +1,17 @@
 /**
- * The ports every reconcile step runs over (pipeline design decision 1): the same orchestration
- * code runs in a Lambda function, in `everynode run` and in tests; only the deps differ. A handler
- * builds them once per process (see `buildReconcileDeps`).
+ * The ports every reconcile step runs over: the same orchestration code runs in a Lambda function,
+ * in `everynode run` and in tests; only the deps differ. A handler builds them once per process
+ * (see `buildReconcileDeps`).
  */
-import type { KubePort } from '../kube/kube-port.ts';
+import type { V1Node } from '@kubernetes/client-node';
+import type { KubePort, ListResult } from '../kube/kube-port.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import type { DeadLetterSender, RequeueSender, WorkSender } from '../queue/work-senders.ts';
-import type { DaemonSetCache } from './daemon-set-cache.ts';
 import type { EventRecorder } from './event-recorder.ts';
+import type { Expectations } from './expectations.ts';
+import type { ObjectCache } from './object-cache.ts';
+import type { SharedRead } from './shared-read.ts';
+import type { StepLimiter } from './step-limiter.ts';
 
 /** Everything a reconcile step needs from the outside world. */
 export interface ReconcileDeps {
@@ -19,6 +23,12 @@ export interface ReconcileDeps {
   /** The time plans are made at (pod availability, backoff, hint freshness). */
   readonly clock: () => Date;
   readonly logger: StructuredLogger;
-  /** Per-process caches (speed only: every write is guarded, so a stale entry costs a retry). */
-  readonly cache: DaemonSetCache;
+  /** The objects this process has read (speed only: every write is guarded, so a stale entry costs a retry). */
+  readonly objects: ObjectCache;
+  /** What this process expects of its own work on each pair (fan-outs, replacements, LISTs planned from). */
+  readonly expectations: Expectations;
+  /** The LIST of every node, shared by the DaemonSet steps that run together (see SharedRead). */
+  readonly nodeList: SharedRead<ListResult<V1Node>>;
+  /** One `daemonset` step at a time in the process (see StepLimiter). */
+  readonly daemonSetSteps: StepLimiter;
 }

@@ -1,8 +1,8 @@
 /**
- * The reconcile function's Lambda handler (issue 4 §4), built over given deps so the same handler
- * runs on AWS (functions/reconcile) and locally: middy 6 with Powertools Logger (Lambda context in
- * every log line), Metrics (EMF) and Batch (SQS FIFO partial batch responses, skipping the rest of
- * a message group after a failure so FIFO order holds).
+ * The reconcile function's Lambda handler, built over given deps so the same handler runs on AWS
+ * (functions/reconcile) and locally: middy 6 with Powertools Logger (Lambda context in every log
+ * line), Metrics (EMF) and Batch (SQS FIFO partial batch responses, skipping the rest of a message
+ * group after a failure so FIFO order holds).
  */
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -13,7 +13,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processRequestCounter, type RequestCounter } from '../kube/request-counter.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
-import { planBatch, type RecordOutcome, reconcileRecord } from './reconcile-record.ts';
+import { parseRecord, planBatch, type RecordOutcome, reconcileRecord } from './reconcile-record.ts';
 import { nonZero, type ReportKey } from './step-report.ts';
 
 /** What the handler is built from; all of it lives as long as the process (one Lambda container). */
@@ -98,7 +98,10 @@ export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): 
     const plan = planBatch(event.Records);
     const requestsBefore = counter.total();
     const recordHandler = async (record: SQSRecord) => {
-      const outcome = await reconcileRecord(deps, record, plan).catch((error: unknown) => {
+      // The processor hands back the batch's own records, each parsed by the plan already;
+      // parsing here only covers a record the plan never saw.
+      const parsed = plan.records.get(record.messageId) ?? parseRecord(record);
+      const outcome = await reconcileRecord(deps, parsed, plan).catch((error: unknown) => {
         // Retryable: SQS redelivers the record (and the rest of its FIFO group) after the
         // visibility timeout; say why, since the batch response only names the records.
         logger.warn('reconciling a record failed; it will be redelivered', {

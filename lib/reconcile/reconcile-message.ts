@@ -30,7 +30,7 @@ export async function reconcileMessage(
     case 'pair':
       return reconcilePair(deps, message);
     case 'daemonset':
-      return deps.cache.daemonSetSteps.run(() => reconcileDaemonSet(deps, message, receivedAt));
+      return deps.daemonSetSteps.run(() => reconcileDaemonSet(deps, message, receivedAt));
     case 'node':
       return reconcileNode(deps, message);
   }

@@ -1,8 +1,8 @@
 /**
- * The `node` step: make one node right for every managed DaemonSet (pipeline design decision 6),
- * with a fixed number of reads for the node whatever the number of DaemonSets — none when the relay's
- * hints can be planned from — so a node joining a cluster with N DaemonSets costs its N pod creates
- * and their Events.
+ * The `node` step: make one node right for every managed DaemonSet
+ * (docs/design.md, 16. The node step), with a fixed number of reads for the node whatever the
+ * number of DaemonSets — none when the relay's hints can be planned from — so a node joining a
+ * cluster with N DaemonSets costs its N pod creates and their Events.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../core/controller-ref.ts';
@@ -80,7 +80,7 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
     deps.kube.getNode(nodeName),
     podsBoundTo(deps, nodeName),
   ]);
-  if (node !== undefined) deps.cache.putRecentNodes([node], deps.clock().getTime());
+  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
   const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
   return { daemonSets, node, podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)) };
 }
@@ -91,7 +91,7 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
  */
 async function listDaemonSets(deps: ReconcileDeps): Promise<DaemonSet[]> {
   const listed = await deps.kube.listDaemonSets({ allowStale: true });
-  for (const ds of listed.items) deps.cache.putDaemonSet(ds);
+  for (const ds of listed.items) deps.objects.putDaemonSet(ds);
   return listed.items;
 }
 
@@ -104,14 +104,14 @@ async function hintedDaemonSets(
   hints: Readonly<NodeHints>,
 ): Promise<readonly DaemonSet[]> {
   const found = hints.daemonSets.map(
-    (entry) => deps.cache.daemonSet(entry.uid, entry.resourceVersion) ?? daemonSetFromHint(deps, entry),
+    (entry) => deps.objects.daemonSet(entry.uid, entry.resourceVersion) ?? daemonSetFromHint(deps, entry),
   );
   const daemonSets = found.every((ds) => ds !== undefined) ? found : await listDaemonSets(deps);
   for (const { uid, resourceVersion, revisionHash } of hints.daemonSets) {
     const ds = daemonSets.find(
       (d) => d.metadata?.uid === uid && d.metadata.resourceVersion === resourceVersion,
     );
-    if (ds !== undefined && revisionHash !== undefined) deps.cache.putRevisionHash(ds, revisionHash);
+    if (ds !== undefined && revisionHash !== undefined) deps.objects.putRevisionHash(ds, revisionHash);
   }
   return daemonSets;
 }
@@ -122,7 +122,7 @@ function daemonSetFromHint(deps: ReconcileDeps, entry: Readonly<DaemonSetVersion
   const ds = fromJson<DaemonSet>(structuredClone(entry.object), 'V1DaemonSet');
   if (ds.metadata?.uid !== entry.uid || ds.metadata.resourceVersion !== entry.resourceVersion)
     return undefined;
-  deps.cache.putDaemonSet(ds);
+  deps.objects.putDaemonSet(ds);
   return ds;
 }
 
@@ -187,7 +187,7 @@ async function reconcileNodePair(
   const actions = planPair({ ds, node, pods, currentHash, now, nodeName });
   if (actions.length === 0 && !pods.some((pod) => pod.metadata?.deletionTimestamp)) return emptyReport();
   const result = await executeActions(deps, ds, actions, { pods });
-  deps.cache.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
+  deps.expectations.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
   const pairMessage = pairMessageOf(ds, message);
   if (result.conflict) return sumReports(result.report, await reconcilePair(deps, pairMessage));
   const termination = terminationWaitSeconds({ ds, node, pods, actions, now, attempt: 0 });

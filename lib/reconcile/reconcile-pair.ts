@@ -55,8 +55,8 @@ export async function reconcilePair(
     reports.push(result.report, hintedReport(read));
     if (!result.conflict) {
       // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
-      deps.cache.handledPair(pairKeyOf(message), deps.clock().getTime());
-      deps.cache.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
+      deps.expectations.handledPair(pairKeyOf(message), deps.clock().getTime());
+      deps.expectations.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
       const wait = waitSeconds(read, actions, now, message, result.requeueAfterSeconds);
       if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
       return sumReports(...reports);
@@ -82,7 +82,7 @@ function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): bool
   const { cause, hints } = message;
   if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
   const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
-  return at !== undefined && deps.cache.accountedFor(pairKeyOf(message), at);
+  return at !== undefined && deps.expectations.accountedFor(pairKeyOf(message), at);
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {

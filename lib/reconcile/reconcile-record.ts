@@ -1,11 +1,13 @@
 /**
  * One SQS record of the work queue, as the reconcile function handles it: parse, de-duplicate
- * within the batch, reconcile, and decide what an error means (pipeline design decisions 2 and 3).
+ * within the batch, reconcile, and decide what an error means
+ * (docs/design.md, 13. Failures: retries, backoff and the DLQ).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isRetryable } from '../errors/everynode-error.ts';
 import { TooManyRequestsError } from '../kube/kube-api-errors.ts';
 import { messageGroupId } from '../messages/message-group-id.ts';
+import type { ParseResult } from '../messages/parse-json-object.ts';
 import { parseWorkMessage } from '../messages/parse-work-message.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { WorkMessage } from '../messages/work-message.ts';
@@ -44,8 +46,16 @@ export function workKey(message: Readonly<WorkMessage>): string {
   return `${messageGroupId(message)}#${uid}`;
 }
 
-/** The records of a batch by work key: the first record of each key, and the keys seen more than once. */
+/** A record with its body parsed: the work message, or the reason the body is not one. */
+export interface ParsedRecord {
+  readonly record: Readonly<SQSRecord>;
+  readonly parsed: ParseResult<'message', WorkMessage>;
+}
+
+/** A batch's records parsed and by work key: the first record of each key, and the keys seen more than once. */
 export interface BatchPlan {
+  /** Every record of the batch with its parsed body, by messageId: each body is parsed once. */
+  readonly records: ReadonlyMap<string, ParsedRecord>;
   /** messageId of the record that runs each key. */
   readonly runner: ReadonlyMap<string, string>;
   /** Keys with several records: their one run reads the pair afresh instead of trusting one record's hints. */
@@ -54,18 +64,28 @@ export interface BatchPlan {
   readonly receivedAt: number;
 }
 
-/** The plan of `records`: which record reconciles each key; records that do not parse are left out. */
+/** `record` with its body parsed. */
+export function parseRecord(record: Readonly<SQSRecord>): ParsedRecord {
+  return { record, parsed: parseWorkMessage(record.body) };
+}
+
+/**
+ * The plan of `records`: each record parsed, and which record reconciles each key; records that do
+ * not parse run no key.
+ */
 export function planBatch(records: readonly Readonly<SQSRecord>[], receivedAt = Date.now()): BatchPlan {
+  const parsedRecords = new Map<string, ParsedRecord>();
   const runner = new Map<string, string>();
   const repeated = new Set<string>();
   for (const record of records) {
-    const parsed = parseWorkMessage(record.body);
-    if (!parsed.ok) continue;
-    const key = workKey(parsed.message);
+    const entry = parseRecord(record);
+    parsedRecords.set(record.messageId, entry);
+    if (!entry.parsed.ok) continue;
+    const key = workKey(entry.parsed.message);
     if (runner.has(key)) repeated.add(key);
     else runner.set(key, record.messageId);
   }
-  return { runner, repeated, receivedAt };
+  return { records: parsedRecords, runner, repeated, receivedAt };
 }
 
 /** `message` without hints, when the batch holds several records for its key. */
@@ -76,9 +96,9 @@ function withoutHints(message: WorkMessage): WorkMessage {
 }
 
 /**
- * Handles one record: a body that is not a valid work message, or work that can never succeed
- * (a terminal error such as 422 Invalid), goes to the DLQ at once with its reason; a later
- * record of a key already run in this batch is skipped; a 429 sends the message back through the
+ * Handles one record, its body parsed once by {@link planBatch}: a body that is not a valid work
+ * message, or work that can never succeed (a terminal error such as 422 Invalid), goes to the DLQ
+ * at once with its reason; a later record of a key already run in this batch is skipped; a 429 sends the message back through the
  * delayed path after Retry-After and counts as processed, so throttling never burns a receive.
  * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
  * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
@@ -86,11 +106,10 @@ function withoutHints(message: WorkMessage): WorkMessage {
  */
 export async function reconcileRecord(
   deps: ReconcileDeps,
-  record: Readonly<SQSRecord>,
+  { record, parsed }: Readonly<ParsedRecord>,
   plan: Readonly<BatchPlan>,
 ): Promise<RecordOutcome> {
   const groupId = record.attributes.MessageGroupId;
-  const parsed = parseWorkMessage(record.body);
   if (!parsed.ok) return deadLetter(deps, record, `poison message: ${parsed.reason}`, groupId);
   const key = workKey(parsed.message);
   if (plan.runner.get(key) !== record.messageId) return { type: 'duplicate' };

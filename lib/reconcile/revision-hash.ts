@@ -14,12 +14,12 @@ import type { ReconcileDeps } from './reconcile-deps.ts';
  * cache: a revision missing from it yields the hash the step computes for it anyway.
  */
 export async function currentRevisionHash(deps: ReconcileDeps, ds: Readonly<DaemonSet>): Promise<string> {
-  const cached = deps.cache.revisionHash(ds);
+  const cached = deps.objects.revisionHash(ds);
   if (cached !== undefined) return cached;
   const namespace = ds.metadata?.namespace ?? 'default';
   const revisions = await deps.kube.listControllerRevisions(namespace, { allowStale: true });
   const hash = planRevisions(ds, revisions.items, []).currentHash;
-  deps.cache.putRevisionHash(ds, hash);
+  deps.objects.putRevisionHash(ds, hash);
   return hash;
 }
 
@@ -33,16 +33,19 @@ export async function currentRevisionHashes(
 ): Promise<string[]> {
   const missing = new Set(
     daemonSets
-      .filter((ds) => deps.cache.revisionHash(ds) === undefined)
+      .filter((ds) => deps.objects.revisionHash(ds) === undefined)
       .map((ds) => ds.metadata?.namespace ?? 'default'),
   );
   await Promise.all(
     [...missing].map(async (namespace) => {
       const revisions = await deps.kube.listControllerRevisions(namespace, { allowStale: true });
       for (const ds of daemonSets) {
-        if ((ds.metadata?.namespace ?? 'default') !== namespace || deps.cache.revisionHash(ds) !== undefined)
+        if (
+          (ds.metadata?.namespace ?? 'default') !== namespace ||
+          deps.objects.revisionHash(ds) !== undefined
+        )
           continue;
-        deps.cache.putRevisionHash(ds, planRevisions(ds, revisions.items, []).currentHash);
+        deps.objects.putRevisionHash(ds, planRevisions(ds, revisions.items, []).currentHash);
       }
     }),
   );

@@ -95,7 +95,8 @@ function statusOf(
  * rollout's minReadySeconds wait, the status's time-dependent fields, the end of the grace period
  * of pods blocking a node (so the replacements are fanned out with hints), a burst continuation,
  * orphans that could not be adopted (their nodes, `blocked`, get no pod meanwhile). Pods becoming
- * ready are the router's to announce (coalesced status refreshes, pipeline design 9).
+ * ready are the router's to announce (coalesced status refreshes:
+ * docs/design.md, 12. The status-refresh window).
  */
 export async function syncClaimedDaemonSet(
   deps: ReconcileDeps,
@@ -106,18 +107,18 @@ export async function syncClaimedDaemonSet(
 ): Promise<SyncResult> {
   const revision = await syncRevisions(deps, ds, reads.revisions, reads.pods);
   const { currentHash } = revision;
-  deps.cache.putRevisionHash(
+  deps.objects.putRevisionHash(
     { ...ds, status: { ...ds.status, collisionCount: revision.collisionCount } } as DaemonSet,
     currentHash,
   );
-  deps.cache.putDaemonSet(ds);
+  deps.objects.putDaemonSet(ds);
   const now = deps.clock();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods);
   const rollout = planRollout({ ds, nodes: views, currentHash, now });
   const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
   for (const action of rollout) {
     if (action.type === 'delete')
-      deps.cache.expectReplacement(`${ds.metadata?.uid ?? ''}/${action.node}`, now.getTime());
+      deps.expectations.expectReplacement(`${ds.metadata?.uid ?? ''}/${action.node}`, now.getTime());
   }
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   const fan = await fanOutPairs(deps, {

@@ -4,7 +4,8 @@ import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
-import { DaemonSetCache } from '../../lib/reconcile/daemon-set-cache.ts';
+import { Expectations } from '../../lib/reconcile/expectations.ts';
+import { ObjectCache } from '../../lib/reconcile/object-cache.ts';
 import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
 import { reconcilePair } from '../../lib/reconcile/reconcile-pair.ts';
 import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
@@ -125,7 +126,7 @@ describe('node and pair messages with the relay hints', () => {
 
   it('a process with nothing cached plans from the hints alone: the DaemonSets and revision hashes they carry', async () => {
     harness.sim.nodes.add('n8', { labels: { disk: 'ssd' } });
-    const cold = { ...harness.deps, cache: new DaemonSetCache() };
+    const cold = { ...harness.deps, objects: new ObjectCache(), expectations: new Expectations() };
     harness.sim.counters.reset();
     await reconcileNode(cold, hinted('n8', relayHints('n8')));
     await cold.events.flush();

@@ -1,8 +1,10 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatWorkMessage, type WorkMessage } from '../../lib/messages/work-message.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { recordsByGroup } from '../../lib/reconcile/reconcile-handler.ts';
 import { MAX_FAILURE_REQUEUES } from '../../lib/reconcile/reconcile-record.ts';
 import type { ErrorRate } from '../../lib/sim/faults.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
@@ -208,5 +210,19 @@ describe('the reconcile handler', () => {
     expect(
       podsOf(harness, ds.metadata?.uid ?? '').find((p) => p.spec?.nodeName === 'n1')?.metadata?.uid,
     ).toBe(pod?.metadata?.uid);
+  });
+});
+
+describe('recordsByGroup', () => {
+  it('splits a batch by message group, keeping each group in order', () => {
+    const inGroup = (messageId: string, group: string) =>
+      ({ messageId, attributes: { MessageGroupId: group } }) as unknown as SQSRecord;
+    const groups = recordsByGroup([
+      inGroup('1', 'a'),
+      inGroup('2', 'b'),
+      inGroup('3', 'a'),
+      inGroup('4', 'c'),
+    ]);
+    expect(groups.map((g) => g.map((r) => r.messageId))).toEqual([['1', '3'], ['2'], ['4']]);
   });
 });

@@ -40,8 +40,9 @@ export interface HarnessOptions {
   /** Poll the work queue with the event source (default true); false leaves it to `invokeOnce`. */
   readonly pollWork?: boolean;
   /**
-   * Send the pair message the router sends when a DaemonSet's pod is deleted (pipeline design 10),
-   * from the cluster's change feed (default false: tests send their messages themselves).
+   * Send the pair message the router sends when a DaemonSet's pod is deleted
+   * (docs/design.md, 8. The router), from the cluster's change feed (default false: tests send
+   * their messages themselves).
    */
   readonly podDeletions?: boolean;
 }

@@ -1,0 +1,119 @@
+/**
+ * What this process expects to see of its own work on each pair, a DaemonSet uid and a node
+ * (upstream's ControllerExpectations): the LISTs it planned from, the pair messages it fanned out
+ * and the replacements it awaits. See docs/design.md, 10. Caches and expectations.
+ */
+import { compareResourceVersions } from '../kube/resource-version.ts';
+import { Lru } from './lru.ts';
+
+/**
+ * How long a fan-out is remembered at most: long enough for a burst of pair messages to drain,
+ * short enough that a message lost, or handled by another process, is sent again soon.
+ */
+export const FAN_OUT_MEMORY_MS = 20_000;
+
+/** How long the DaemonSet step leaves a pair whose old pod it deleted to that deletion's event. */
+export const REPLACEMENT_WAIT_MS = 10_000;
+
+/** What this process knows it has accounted for on one pair. */
+interface PairSeen {
+  /** The resourceVersion of the last LIST of the pair's pods it planned from. */
+  readonly listedAt?: string;
+  /** The resourceVersions of the pods it created on the pair since (their ADDED events). */
+  readonly writes: readonly string[];
+}
+
+/**
+ * The pairs this process planned and the pod creates it made on them, the pair messages it fanned
+ * out recently, and the pairs whose old pod the rolling update deleted.
+ *
+ * What may be stale: another process may act on the same pair, and a fanned-out message may be
+ * lost; an expectation is then wrong until it expires ({@link FAN_OUT_MEMORY_MS},
+ * {@link REPLACEMENT_WAIT_MS}) or a later event supersedes it. That is safe because every write
+ * carries its own guard: pod names are deterministic, so a duplicate create answers 409; deletes
+ * carry uid and resourceVersion preconditions; status writes use optimistic concurrency. A wrong
+ * expectation costs at most a retry, a re-read or a pair message sent again.
+ */
+export class Expectations {
+  readonly #pairsListed = new Lru<PairSeen>(65_536);
+  readonly #replacements = new Lru<{ at: number; handledAt?: number }>(65_536);
+  readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
+
+  /**
+   * True when this process has accounted for the pod event at `resourceVersion` of `pair`: it
+   * planned the pair from a LIST of its pods at or after that version, or the event is one of the
+   * pod creates it made since.
+   */
+  accountedFor(pair: string, resourceVersion: string): boolean {
+    const seen = this.#pairsListed.get(pair);
+    if (seen === undefined) return false;
+    if (seen.writes.includes(resourceVersion)) return true;
+    return (
+      seen.listedAt !== undefined && (compareResourceVersions(seen.listedAt, resourceVersion) ?? -1) >= 0
+    );
+  }
+
+  /**
+   * Remembers that `pair` was made right: planned from a LIST at `listedAt` (undefined when planned
+   * from hints) and with pods created at `writes`.
+   */
+  putPairSeen(pair: string, listedAt: string | undefined, writes: readonly string[]): void {
+    const before = listedAt === undefined ? this.#pairsListed.get(pair) : undefined;
+    const kept = (before?.writes ?? []).slice(-8);
+    this.#pairsListed.set(pair, { listedAt: listedAt ?? before?.listedAt, writes: [...kept, ...writes] });
+  }
+
+  /**
+   * True when this process fanned out `intent` for `pair` (DaemonSet uid and node) less than
+   * {@link FAN_OUT_MEMORY_MS} before `nowMs`, and the pair was not handled before `listedAtMs` (when
+   * the DaemonSet step began the LISTs it planned from): the pair message is still on its way, or
+   * its effect may be missing from those LISTs, as upstream's expectations would say.
+   */
+  fannedOut(pair: string, intent: string, nowMs: number, listedAtMs: number): boolean {
+    const sent = this.#fannedOut.get(pair);
+    if (sent === undefined || sent.intent !== intent || nowMs - sent.at >= FAN_OUT_MEMORY_MS) return false;
+    return sent.handledAt === undefined || sent.handledAt >= listedAtMs;
+  }
+
+  /** Remembers that `intent` was fanned out for `pair` at `nowMs`. */
+  markFannedOut(pair: string, intent: string, nowMs: number): void {
+    this.#fannedOut.set(pair, { intent, at: nowMs });
+  }
+
+  /** Notes that the pair step handled `pair` at `nowMs` (its writes are visible to LISTs begun later). */
+  handledPair(pair: string, nowMs: number): void {
+    const sent = this.#fannedOut.get(pair);
+    if (sent !== undefined) this.#fannedOut.set(pair, { ...sent, handledAt: nowMs });
+    const awaited = this.#replacements.get(pair);
+    if (awaited !== undefined) this.#replacements.set(pair, { ...awaited, handledAt: nowMs });
+  }
+
+  /**
+   * Notes that the rolling update deleted `pair`'s old pod at `nowMs`: the pod's deletion event
+   * brings a pair message that creates the replacement (upstream: expectations of a deletion).
+   */
+  expectReplacement(pair: string, nowMs: number): void {
+    this.#replacements.set(pair, { at: nowMs });
+  }
+
+  /**
+   * True when the rolling update deleted `pair`'s pod less than {@link REPLACEMENT_WAIT_MS} before
+   * `nowMs` and the pair was not handled before `listedAtMs`: its replacement is on its way and the
+   * DaemonSet step need not fan it out.
+   */
+  awaitingReplacement(pair: string, nowMs: number, listedAtMs: number): boolean {
+    const awaited = this.#replacements.get(pair);
+    if (awaited === undefined || nowMs - awaited.at >= REPLACEMENT_WAIT_MS) return false;
+    return awaited.handledAt === undefined || awaited.handledAt >= listedAtMs;
+  }
+
+  /**
+   * Forgets the fan-out of `pair` unless it was for `intent`: the DaemonSet step saw the pair in
+   * another state (its pod created, or another need), so the message was acted upon, and the same
+   * intent seen again later is new work (upstream: an observed create lowers the expectations).
+   */
+  settleFanOut(pair: string, intent: string | undefined): void {
+    const sent = this.#fannedOut.get(pair);
+    if (sent !== undefined && sent.intent !== intent) this.#fannedOut.delete(pair);
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import {
+  daemonSetRequeueSlot,
+  delaySecondsUntil,
+  formatRequeueEnvelope,
+  parseRequeueEnvelope,
+  withRequeueCause,
+} from '../../lib/messages/requeue-envelope.ts';
+import type { WorkMessage } from '../../lib/messages/work-message.ts';
+import { fixtureAt as at, pairWorkMessage as pair } from '../support/pair-work-message.ts';
+
+describe('requeue envelopes', () => {
+  it('puts a DaemonSet requeue at the end of its status window, with the router refresh id', () => {
+    const now = new Date(10_500);
+    expect(daemonSetRequeueSlot('u1', 1, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
+    expect(daemonSetRequeueSlot('u1', 0, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
+    expect(daemonSetRequeueSlot('u1', 2, now)).toEqual({ afterSeconds: 3.5, deduplicationId: 'status:u1:6' });
+  });
+
+  it('round-trips a work message with its due time', () => {
+    const body = formatRequeueEnvelope(pair, new Date('2026-01-01T00:10:00Z'));
+    const parsed = parseRequeueEnvelope(body);
+    expect(parsed.ok && parsed.envelope).toMatchObject({
+      kind: 'requeue',
+      notBefore: '2026-01-01T00:10:00.000Z',
+      message: pair,
+    });
+  });
+
+  it.each([
+    { name: 'a due envelope', notBefore: 0, expected: 0 },
+    { name: 'a wait rounded down', notBefore: 1500, expected: 1 },
+    { name: 'a wait under a second', notBefore: 999, expected: 0 },
+    { name: 'a wait beyond 15 minutes', notBefore: 3600_000, expected: 900 },
+  ])('delays $name by $expected s', ({ notBefore, expected }) => {
+    expect(delaySecondsUntil(new Date(notBefore), new Date(0))).toBe(expected);
+  });
+
+  it('makes the requeued message new work without hints, counting attempts', () => {
+    const once = withRequeueCause(pair, 'backoff', new Date(at));
+    expect(once).not.toHaveProperty('hints');
+    expect(once.cause).toEqual({ type: 'requeue', reason: 'backoff', attempt: 0, requestedAt: at });
+    expect(withRequeueCause(once, 'again', new Date(at)).cause).toMatchObject({ attempt: 1 });
+    const node: WorkMessage = {
+      v: 1,
+      kind: 'node',
+      cause: { type: 'resync', at },
+      node: { name: 'n1' },
+      hints: { observedAt: at, node: { name: 'n1', resourceVersion: '1' }, daemonSets: [], pods: [] },
+    };
+    expect(withRequeueCause(node, 'failed', new Date(at))).not.toHaveProperty('hints');
+  });
+});
