@@ -1,8 +1,9 @@
 /**
- * The reconcile Lambda function: consumes the FIFO work queue and makes each (DaemonSet, node) pair,
- * DaemonSet or node right (issue 4 §4). Everything is built once per container, at module scope:
- * the configuration, the Kubernetes client with its keep-alive agent and request budget, the SQS
- * client, the caches, the logger and the metrics.
+ * The reconcile Lambda function: consumes the FIFO work queue and makes each (DaemonSet, node)
+ * pair, DaemonSet or node right (docs/design.md, 2. The unit of work: one (DaemonSet, node) pair).
+ * Everything is built once per container, at module scope: the configuration, the Kubernetes client
+ * with its keep-alive agent and request budget, the SQS client, the caches, the logger and the
+ * metrics.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';

@@ -20,10 +20,11 @@ export interface TriggerBusProps {
 }
 
 /**
- * The trigger bus (DESIGN.md §3): a custom EventBridge bus `everynode` that every trigger crosses
- * and that archives them all for `StartReplay`. EC2 instance state changes and the schedules start
- * on the default bus (scheduled rules only exist there) and are forwarded here; from here, relay
- * runs go to the relay function and everything else to the ingress queue the router consumes.
+ * The trigger bus (docs/design.md, 1. The pipeline): a custom EventBridge bus `everynode` that
+ * every trigger crosses and that archives them all for `StartReplay`. EC2 instance state changes
+ * and the schedules start on the default bus (scheduled rules only exist there) and are forwarded
+ * here; from here, relay runs go to the relay function and everything else to the ingress queue the
+ * router consumes.
  */
 export class TriggerBus extends Construct {
   public readonly bus: EventBus;

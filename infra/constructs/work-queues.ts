@@ -12,10 +12,11 @@ export interface WorkQueuesProps {
 }
 
 /**
- * The pipeline's queues (DESIGN.md §3): the ingress queue the trigger bus feeds (standard, also
- * carrying delayed requeues, since FIFO queues cannot delay single messages) and the FIFO work
- * queue in high-throughput mode, one message group per pair or per DaemonSet; each with a DLQ.
- * Visibility is six times the consumer's timeout, as AWS advises for Lambda event sources.
+ * The pipeline's queues (docs/design.md, 1. The pipeline): the ingress queue the trigger bus feeds
+ * (standard, also carrying delayed requeues, since FIFO queues cannot delay single messages) and
+ * the FIFO work queue in high-throughput mode, one message group per pair or per DaemonSet; each
+ * with a DLQ. Visibility is six times the consumer's timeout, as AWS advises for Lambda event
+ * sources.
  */
 export class WorkQueues extends Construct {
   public readonly ingress: Queue;

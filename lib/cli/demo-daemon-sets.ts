@@ -1,5 +1,5 @@
 /**
- * The two DaemonSets of the seed documents that `npm start` applies to the simulated cluster:
+ * The two example DaemonSets that `npm start` applies to the simulated cluster:
  * `kube-system/fluentd-elasticsearch` and `kiada/demo` (copies of test/fixtures in lib/cli/demo/).
  */
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ export function demoDaemonSets(kind: ManagedKind): DaemonSet[] {
 
 /**
  * Creates the demo DaemonSets (and their namespaces) in the simulated cluster's store, as
- * `kubectl apply` of the seed files would; those that exist already are left alone. Returns the
+ * `kubectl apply` of their files would; those that exist already are left alone. Returns the
  * `namespace/name` of each.
  */
 export function applyDemoDaemonSets(store: ClusterStore, kind: ManagedKind): string[] {

@@ -1,6 +1,7 @@
 /**
  * The plan vocabulary of the core: what a decision function asks the executor to do. Plans are data
- * (DESIGN.md §6: decision separate from effect); one place in the pipeline executes them.
+ * (docs/design.md, 4. Decisions are data; one executor applies them); one place in the pipeline
+ * executes them.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 

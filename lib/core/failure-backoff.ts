@@ -18,7 +18,7 @@
  * - A Succeeded pod is replaced at once and its record is carried over unchanged (upstream does
  *   not advance the backoff for it).
  * - The replacement is created in the same plan as the delete, under a fresh name (the next
- *   attempt of core-A's daemonPodName), so it neither waits for the failed pod's name nor needs a
+ *   attempt of daemonPodName), so it neither waits for the failed pod's name nor needs a
  *   second message; a Failed pod runs no containers, so the two never run side by side.
  * Nothing outlives the pods: once a healthy pod replaced the lineage and is itself replaced for
  * another reason (rollout, node change), the count starts over, as upstream's per-generation key

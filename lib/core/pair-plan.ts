@@ -19,7 +19,7 @@ export interface PairState {
   /** The node, or undefined when it no longer exists. */
   node: Readonly<V1Node> | undefined;
   /**
-   * The DaemonSet's pods targeting the node (core-A's targetNodeName), terminating ones included.
+   * The DaemonSet's pods targeting the node (targetNodeName), terminating ones included.
    * Pods not controlled by the DaemonSet may be passed; they are never touched.
    */
   pods: readonly V1Pod[];

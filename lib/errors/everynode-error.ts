@@ -1,6 +1,8 @@
 /**
- * The one base class of everynode's errors (DESIGN.md §6): every typed error says whether trying
- * the same work again later can succeed, so the handler can retry it or send it to the DLQ at once.
+ * The one base class of everynode's errors
+ * (docs/design.md, 4. Decisions are data; one executor applies them): every typed error says
+ * whether trying the same work again later can succeed, so the handler can retry it or send it to
+ * the DLQ at once (docs/design.md, 13. Failures: retries, backoff and the DLQ).
  */
 
 /** Options of {@link EverynodeError}: the wrapped error, when there is one. */

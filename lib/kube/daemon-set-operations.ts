@@ -1,7 +1,8 @@
 /**
  * The KubePort methods on DaemonSets of the managed kind: `apps/v1` through client-node's
  * AppsV1Api, `everynode.dev/v1` through its CustomObjectsApi. The rest of everynode sees one
- * `DaemonSet` type either way (DESIGN.md §2: one code path, only the resource differs).
+ * `DaemonSet` type either way (docs/design.md, 19. Managed kinds: one code path, only the resource
+ * differs).
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';

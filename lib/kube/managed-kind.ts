@@ -1,7 +1,8 @@
 /**
- * The DaemonSet resource everynode manages, chosen by configuration (DESIGN.md §2): its own
- * `everynode.dev/v1` DaemonSet (default; on EKS the built-in controller owns `apps/v1`), or
- * `apps/v1` for clusters whose kube-controller-manager runs without its DaemonSet controller.
+ * The DaemonSet resource everynode manages, chosen by configuration
+ * (docs/design.md, 19. Managed kinds): its own `everynode.dev/v1` DaemonSet (default; on EKS the
+ * built-in controller owns `apps/v1`), or `apps/v1` for clusters whose kube-controller-manager runs
+ * without its DaemonSet controller.
  */
 
 /** The managed kinds, default first. */

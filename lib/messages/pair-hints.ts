@@ -13,8 +13,9 @@
  *    every later pair of that DaemonSet in the container);
  * 2. rebuilds the node and pods with {@link nodeFromHint} / {@link podFromHint} instead of reading
  *    them, plans with `lib/core`, and executes — the write is the one request.
- * The relay's hints of a pod event are the same but for the revision hash, which the pair handler
- * then takes from its cache (else one LIST of revisions).
+ * The relay's hints of a pod event are the same, as of the relay's watches, plus the resourceVersion
+ * their pods are as of; their revision hash comes from the ControllerRevisions the relay watches
+ * (without it the pair handler takes the hash from its cache, else one LIST of revisions).
  * Stale hints are safe because writes carry their own guards: a create uses the deterministic pod
  * name (409 AlreadyExists = done), a delete carries the hinted `uid` + `resourceVersion`
  * preconditions (409 Conflict = the pod changed). On a Conflict, or when the hints are older than

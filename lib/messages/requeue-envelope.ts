@@ -1,9 +1,9 @@
 /**
- * Delayed work (pipeline design decision 2). SQS FIFO queues cannot delay a single message, so a
- * requeue travels through the ingress (standard) queue with `DelaySeconds` (at most 900), wrapped
- * in this envelope; the router forwards `message` to the work queue once `notBefore` has passed
- * and otherwise sends the envelope back to the ingress queue with the remaining delay, which
- * chains waits longer than 15 minutes.
+ * Delayed work (docs/design.md, 11. Delayed work goes through the ingress queue). SQS FIFO queues
+ * cannot delay a single message, so a requeue travels through the ingress (standard) queue with
+ * `DelaySeconds` (at most 900), wrapped in this envelope; the router forwards `message` to the work
+ * queue once `notBefore` has passed and otherwise sends the envelope back to the ingress queue with
+ * the remaining delay, which chains waits longer than 15 minutes.
  */
 import * as z from 'zod';
 import { fifoSafeId } from './message-group-id.ts';
@@ -42,7 +42,10 @@ export function formatRequeueEnvelope(
   );
 }
 
-/** The status-refresh window of the router (pipeline design decision 9), in seconds. */
+/**
+ * The status-refresh window of the router (docs/design.md, 12. The status-refresh window), in
+ * seconds.
+ */
 export const STATUS_WINDOW_SECONDS = 2;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Triggers: the events on the `everynode` EventBridge bus that the router turns into work
- * messages (DESIGN.md §3) — the relay's Kubernetes watch events, EC2 instance state changes
+ * Triggers: the events on the `everynode` EventBridge bus that the router turns into work messages
+ * (docs/design.md, 8. The router) — the relay's Kubernetes watch events, EC2 instance state changes
  * forwarded from the default bus, and scheduled resyncs. Each is an EventBridge event; the ingress
  * queue receives that event JSON as its message body.
  */

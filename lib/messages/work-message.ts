@@ -1,6 +1,7 @@
 /**
- * The work messages of the FIFO work queue (DESIGN.md §3), version 1: `pair` makes one
- * (DaemonSet, node) pair right, `daemonset` runs the DaemonSet-wide steps, `node` fans out the
+ * The work messages of the FIFO work queue
+ * (docs/design.md, 6. Work messages, FIFO groups and de-duplication ids), version 1: `pair` makes
+ * one (DaemonSet, node) pair right, `daemonset` runs the DaemonSet-wide steps, `node` fans out the
  * pairs of one node for every managed DaemonSet. Unknown fields are ignored, so a later version 1
  * writer may add optional fields; anything else needs `v: 2`.
  */

@@ -1,8 +1,9 @@
 /**
- * The trigger bus as the publishers see it (DESIGN.md §3): the relay publishes triggers onto it; on
- * AWS it is the EventBridge bus `everynode` (`EventBridgeEventBus`), locally `LocalEventBus`, which
- * journals every trigger and delivers it to the ingress queue. Either way the router receives the
- * EventBridge event JSON a bus rule puts on the ingress queue, built here by {@link eventEnvelopeOf}.
+ * The trigger bus as the publishers see it (docs/design.md, 1. The pipeline): the relay publishes
+ * triggers onto it; on AWS it is the EventBridge bus `everynode` (`EventBridgeEventBus`), locally
+ * `LocalEventBus`, which journals every trigger and delivers it to the ingress queue. Either way
+ * the router receives the EventBridge event JSON a bus rule puts on the ingress queue, built here
+ * by {@link eventEnvelopeOf}.
  */
 import { randomUUID } from 'node:crypto';
 

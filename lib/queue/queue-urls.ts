@@ -1,4 +1,4 @@
-/** The four queues of the pipeline (DESIGN.md §3), by URL. */
+/** The four queues of the pipeline (docs/design.md, 1. The pipeline), by URL. */
 export interface QueueUrls {
   /** Standard queue the trigger bus feeds; the router consumes it. Also carries delayed requeues. */
   readonly ingress: string;

@@ -23,8 +23,9 @@ export interface WorkSender {
 /**
  * Sends a work message back to the pipeline after a delay. SQS FIFO queues cannot delay one
  * message, so the message goes to the ingress (standard) queue wrapped in a requeue envelope with
- * `DelaySeconds = min(afterSeconds, 900)`; the router forwards it to the work queue once its
- * `notBefore` has passed, re-delaying it when the wait is longer than 15 minutes.
+ * `DelaySeconds` = the wait in whole seconds, rounded down, at most 900; the router forwards it to
+ * the work queue once its `notBefore` has passed (waiting out in-process a remaining fraction of a
+ * second), re-delaying it when the wait is longer than 15 minutes.
  */
 export interface RequeueSender {
   /**

@@ -1,7 +1,7 @@
 /**
  * Which changes of a watched object can change a decision, so the relay forwards only those
- * (DESIGN.md §3: "drops no-op updates (node heartbeats)"). Each object is reduced to a few named
- * facets; an update whose facets are all unchanged is a no-op for everynode.
+ * (docs/design.md, 7. The relay). Each object is reduced to a few named facets; an update whose
+ * facets are all unchanged is a no-op for everynode.
  *
  * - Nodes: labels, taints, unschedulable, readiness, deletion — what placement reads (upstream
  *   daemon_controller.go `shouldIgnoreNodeUpdate`, which ignores an update when everything but the

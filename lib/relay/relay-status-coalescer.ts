@@ -1,11 +1,12 @@
 /**
  * Coalescing of status-only pod changes in the relay, ahead of the router's status refresh
- * (pipeline design 9). A pod created, bound, started or turned (not) ready changes nothing but its
- * DaemonSet's status counts, and the router turns every such change into the same thing: one status
- * refresh of the DaemonSet per window, run after the window closes. So the relay forwards the first
- * status-only change of a DaemonSet in each window and drops the others of that window: the refresh
- * the first one causes runs after all of them (the router places it at the end of the window it
- * routes in, never earlier than the relay's), and reads the pods as they are then.
+ * (docs/design.md, 12. The status-refresh window). A pod created, bound, started or turned (not)
+ * ready changes nothing but its DaemonSet's status counts, and the router turns every such change
+ * into the same thing: one status refresh of the DaemonSet per window, run after the window closes.
+ * So the relay forwards the first status-only change of a DaemonSet in each window and drops the
+ * others of that window: the refresh the first one causes runs after all of them (the router places
+ * it at the end of the window it routes in, never earlier than the relay's), and reads the pods as
+ * they are then.
  *
  * This turns the four triggers of every pod start (ADDED, bound, Running, Ready) of a 5,000-node
  * rollout into a handful per DaemonSet and window, instead of 20,000 triggers through the bus,

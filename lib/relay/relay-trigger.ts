@@ -1,6 +1,7 @@
 /**
  * The triggers the relay publishes: one bus event per decision-relevant watch event, and a resync
- * request after a relist (DESIGN.md §3), in the format of `lib/messages/trigger.ts`.
+ * request after a relist (docs/design.md, 7. The relay), in the format of
+ * `lib/messages/trigger.ts`.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';

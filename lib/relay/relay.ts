@@ -1,8 +1,8 @@
 /**
- * The relay (DESIGN.md §3): LIST+WATCH of nodes, everynode's pods and the managed DaemonSets,
- * forwarding every decision-relevant change to the trigger bus in batches, and checkpointing how
- * far it got so that the next relay (a restart, the next scheduled run on AWS) resumes there; and
- * of ControllerRevisions, for the revision hashes its hints carry.
+ * The relay (docs/design.md, 7. The relay): LIST+WATCH of nodes, everynode's pods and the managed
+ * DaemonSets, forwarding every decision-relevant change to the trigger bus in batches, and
+ * checkpointing how far it got so that the next relay (a restart, the next scheduled run on AWS)
+ * resumes there; and of ControllerRevisions, for the revision hashes its hints carry.
  */
 import type { TriggeringResource, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';

@@ -1,7 +1,8 @@
 /**
- * What the router works with (pipeline design 1: ports, not singletons): the same router code runs
- * in the Lambda function, whose module builds these once from its environment, and in the local
- * pipeline, which passes its own.
+ * What the router works with
+ * (docs/design.md, 5. Ports: the same handler code on Lambda, locally and in tests): the same
+ * router code runs in the Lambda function, whose module builds these once from its environment, and
+ * in the local pipeline, which passes its own.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KubePort } from '../kube/kube-port.ts';
@@ -46,7 +47,7 @@ export interface RouterDeps {
   readonly sleep?: (ms: number) => Promise<unknown>;
   /**
    * Window in which readiness changes of one DaemonSet's pods collapse into one status refresh
-   * (pipeline design 9; default 2 s).
+   * (docs/design.md, 12. The status-refresh window; default 2 s).
    */
   readonly statusWindowSeconds?: number;
   /**

@@ -1,5 +1,5 @@
 /**
- * Router rules for relayed watch events (pipeline design 10):
+ * Router rules for relayed watch events (docs/design.md, 8. The router):
  * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints.
  * - DaemonSet event → a `daemonset` message.
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a

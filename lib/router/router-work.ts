@@ -1,6 +1,7 @@
 /**
  * What the router decides to send: work for the FIFO work queue now, or later through the ingress
- * queue's delay (pipeline design 2), and how each becomes an SQS message.
+ * queue's delay (docs/design.md, 11. Delayed work goes through the ingress queue), and how each
+ * becomes an SQS message.
  */
 import { fifoSafeId } from '../messages/message-group-id.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
@@ -37,12 +38,13 @@ export function outgoingOf(
 }
 
 /**
- * A coalesced status refresh of the DaemonSet `message` names (pipeline design 9, trailing edge):
- * delayed to the end of the `windowSeconds`-long window containing `now`, with the de-duplication
- * id `status:<uid>:<window number>`, so all readiness changes of one window become ONE DaemonSet
- * step, and that step runs after the window closed — it sees every change of the window.
+ * A coalesced status refresh of the DaemonSet `message` names
+ * (docs/design.md, 12. The status-refresh window; trailing edge): delayed to the end of the
+ * `windowSeconds`-long window containing `now`, with the de-duplication id
+ * `status:<uid>:<window number>`, so all readiness changes of one window become ONE DaemonSet step,
+ * and that step runs after the window closed — it sees every change of the window.
  *
- * Design 9 as written (send at once, de-duplicate by window) would run the step at the first change
+ * Sending the refresh at once and de-duplicating by window would run the step at the first change
  * and drop the later ones of the same window as duplicates: the last pod becoming ready in a burst
  * would not be counted until some later event. Delaying to the window's end keeps the "≤ 1 step per
  * window" bound and loses nothing, for at most one window of added latency.

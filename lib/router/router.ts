@@ -1,6 +1,6 @@
 /**
- * The router (DESIGN.md §3): turns one ingress-queue message — a trigger from the bus, or a
- * delayed work envelope — into work messages on the FIFO work queue.
+ * The router (docs/design.md, 8. The router): turns one ingress-queue message — a trigger from the
+ * bus, or a delayed work envelope — into work messages on the FIFO work queue.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';

@@ -4,7 +4,7 @@
  * nodes joining a cluster of N nodes running D DaemonSets, each join's `node` message made by the
  * relay and the router's rule from the node's watch event, and reconciled by the `node` step in
  * process, in a worker thread beside the simulated cluster's (the reconciler allowed 100
- * requests/s). Goals (issue 4): <= 2 API requests per pair, in-process latency per pair p50 <= 20
+ * requests/s). Goals: <= 2 API requests per pair, in-process latency per pair p50 <= 20
  * ms (from the start of the node step to that pair's pod created). Joins are `--interval-ms` apart,
  * as nodes join a cluster, so each join finds the request budget refilled (20 joins back to back
  * would measure the 100 requests/s limit instead: about 10 ms per request). The first join runs

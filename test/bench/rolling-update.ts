@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]`:
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
- * 100 requests/s. Goals (issue 4): never more than maxUnavailable nodes without an available pod,
+ * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
  * and done within 1.3 x (N / maxUnavailable waves x the pod-ready delay), the pod-ready delay being
  * the simulated time from a pod's binding to its readiness.
  */

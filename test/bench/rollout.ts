@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- rollout [--nodes 5000]`: a new DaemonSet on N nodes through the whole local
- * pipeline, the reconciler allowed 100 requests/s. Goals (issue 4): API requests per created pod
+ * pipeline, the reconciler allowed 100 requests/s. Goals: API requests per created pod
  * <= 1.10, status writes <= 1 per 100 pods, time to converge <= 1.15 x N / 100 s.
  */
 import { parseArgs } from 'node:util';
