@@ -18,6 +18,8 @@ export interface KubeApiErrorDetails {
   /** The metav1.Status reason (`AlreadyExists`, `Conflict`, …), or '' when the body had none. */
   readonly reason: string;
   readonly causes?: readonly StatusCause[];
+  /** The Status details' `kind`: the resource the answer is about (`pods`, `namespaces`, …), when given. */
+  readonly kind?: string;
   readonly cause?: unknown;
 }
 
@@ -26,12 +28,15 @@ export class KubeApiError extends EverynodeError {
   readonly status: number;
   readonly reason: string;
   readonly causes: readonly StatusCause[];
+  /** The resource the answer is about (the Status details' `kind`), or '' when not given. */
+  readonly kind: string;
 
   constructor(message: string, retryable: boolean, details: KubeApiErrorDetails) {
     super(message, retryable, { cause: details.cause });
     this.status = details.status;
     this.reason = details.reason;
     this.causes = details.causes ?? [];
+    this.kind = details.kind ?? '';
   }
 }
 

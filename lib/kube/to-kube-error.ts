@@ -24,7 +24,7 @@ import {
 interface StatusBody {
   reason?: string;
   message?: string;
-  details?: { causes?: StatusCause[]; retryAfterSeconds?: number };
+  details?: { causes?: StatusCause[]; retryAfterSeconds?: number; kind?: string };
 }
 
 /** An error answer as client-node hands it over: HTTP code, raw body, response headers. */
@@ -66,6 +66,7 @@ export function apiErrorOf(answer: ApiAnswer, doing: string, cause?: unknown): K
     status: answer.code,
     reason,
     causes: status.details?.causes ?? [],
+    ...(status.details?.kind ? { kind: status.details.kind } : {}),
     cause,
   };
   const message = `${doing}: ${status.message || 'no message'} (HTTP ${answer.code}${reason ? ` ${reason}` : ''})`;

@@ -17,6 +17,7 @@ import {
   NotFoundError,
   TooManyRequestsError,
 } from '../kube/kube-api-errors.ts';
+import { isNamespaceGone } from '../kube/namespace-gone.ts';
 import { EventReason } from './event-recorder.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
@@ -117,7 +118,8 @@ function nextName(ds: Readonly<DaemonSet>, action: CreateAction, taken: Readonly
 }
 
 /**
- * Creates the action's pod; resolves to its resourceVersion, or undefined when it existed. 409
+ * Creates the action's pod; resolves to its resourceVersion, or undefined when it existed or its
+ * namespace is being torn down (no event, as upstream: every later create there fails too). 409
  * AlreadyExists means another run made it — unless, when `verify`, the pod of that name turns out
  * not to be controlled by this DaemonSet (a pod released after its labels changed): then the next
  * attempt's name is used, as every planner that sees that pod would choose.
@@ -139,6 +141,10 @@ async function createOne(
       deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
       return made.metadata?.resourceVersion;
     } catch (error) {
+      if (isNamespaceGone(error)) {
+        report.namespaceGone++;
+        return undefined;
+      }
       if (!(error instanceof AlreadyExistsError)) {
         if (!(error instanceof TooManyRequestsError))
           deps.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);

@@ -8,6 +8,7 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { eventFor } from '../kube/event-for.ts';
 import type { KubePort } from '../kube/kube-port.ts';
+import { isNamespaceGone } from '../kube/namespace-gone.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import { EventSpamFilter } from './event-spam-filter.ts';
 
@@ -160,7 +161,9 @@ export class EventRecorder {
       await this.#options.kube.createEvent(event);
       this.#written++;
     } catch (error) {
-      this.#options.logger.warn('recording an event failed; dropping it', {
+      // An event in a namespace being torn down is lost with the namespace anyway.
+      const log = isNamespaceGone(error) ? this.#options.logger.debug : this.#options.logger.warn;
+      log.call(this.#options.logger, 'recording an event failed; dropping it', {
         reason: event.reason,
         daemonSet,
         error: error instanceof Error ? error.message : String(error),

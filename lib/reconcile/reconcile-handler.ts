@@ -32,6 +32,7 @@ export type ReconcileHandler = (event: SQSEvent, context: Context) => Promise<SQ
 const reportMetrics: Partial<Record<ReportKey, string>> = {
   created: 'PodsCreated',
   alreadyExisted: 'PodCreatesAlreadyDone',
+  namespaceGone: 'PodCreatesNamespaceGone',
   deleted: 'PodsDeleted',
   alreadyGone: 'PodDeletesAlreadyDone',
   adopted: 'PodsAdopted',
@@ -56,6 +57,9 @@ function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {
       return;
     case 'duplicate':
       metrics.addMetric('DuplicatesSkipped', MetricUnit.Count, 1);
+      return;
+    case 'namespace-gone':
+      metrics.addMetric('NamespaceGone', MetricUnit.Count, 1);
       return;
     case 'dead-lettered':
       metrics.addMetric('DeadLettered', MetricUnit.Count, 1);

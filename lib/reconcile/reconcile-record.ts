@@ -6,6 +6,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { isRetryable } from '../errors/everynode-error.ts';
 import { TooManyRequestsError } from '../kube/kube-api-errors.ts';
+import { isNamespaceGone } from '../kube/namespace-gone.ts';
 import { messageGroupId } from '../messages/message-group-id.ts';
 import type { ParseResult } from '../messages/parse-json-object.ts';
 import { parseWorkMessage } from '../messages/parse-work-message.ts';
@@ -24,6 +25,8 @@ export type RecordOutcome =
       readonly millis: number;
     }
   | { readonly type: 'duplicate' }
+  /** A write was refused because the namespace is terminating or gone: nothing is left to do. */
+  | { readonly type: 'namespace-gone' }
   | { readonly type: 'dead-lettered'; readonly reason: string }
   | { readonly type: 'throttled'; readonly retryAfterSeconds: number }
   | { readonly type: 'retried'; readonly afterSeconds: number; readonly error: string };
@@ -126,6 +129,10 @@ export async function reconcileRecord(
         retryAfterSeconds,
       );
       return { type: 'throttled', retryAfterSeconds };
+    }
+    if (isNamespaceGone(error)) {
+      deps.logger.debug('namespace torn down; the work is done', { error: messageOf(error) });
+      return { type: 'namespace-gone' };
     }
     if (!isRetryable(error))
       return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);

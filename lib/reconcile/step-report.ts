@@ -9,6 +9,8 @@ export const reportKeys = [
   'created',
   /** Creates answered 409 AlreadyExists: another run had already made the pod. */
   'alreadyExisted',
+  /** Creates refused because the namespace is terminating or gone: the pair is done. */
+  'namespaceGone',
   /** Pods deleted. */
   'deleted',
   /** Deletes answered 404: the pod was already gone. */
