@@ -14,6 +14,12 @@ export interface SimTiming {
   readonly podReadySeconds: number;
   /** How long a container with a crash/fail/succeed image marker runs before it exits. Default 2. */
   readonly containerExitSeconds: number;
+  /**
+   * How long a container takes to exit on SIGTERM when its pod is killed (deleted, or set to a
+   * terminal phase); the pod's grace period caps it, and `ignore-sigterm` images wait out the whole
+   * grace period instead. Default 1.
+   */
+  readonly containerStopSeconds: number;
   /** First CrashLoopBackOff delay; doubles per restart up to `maxCrashLoopBackOffSeconds`. Default 10. */
   readonly crashLoopBackOffSeconds: number;
   /** Cap of the CrashLoopBackOff delay (kubelet's MaxContainerBackOff). Default 300. */
@@ -28,6 +34,7 @@ export const defaultSimTiming: SimTiming = {
   podStartSeconds: 1,
   podReadySeconds: 1,
   containerExitSeconds: 2,
+  containerStopSeconds: 1,
   crashLoopBackOffSeconds: 10,
   maxCrashLoopBackOffSeconds: 300,
   podGcQuarantineSeconds: 40,

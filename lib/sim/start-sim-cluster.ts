@@ -33,6 +33,8 @@ export interface SimClusterOptions {
    * duration, including pods' grace periods and tolerationSeconds (e.g. 0.01 runs a 30 s grace
    * period in 0.3 s); `podStartSeconds` (bound → Running, default 1), `podReadySeconds` (Running →
    * Ready, default 1), `containerExitSeconds` (how long image-marker containers run, default 2),
+   * `containerStopSeconds` (how long a container takes to exit on SIGTERM, default 1; capped by the
+   * pod's grace period; `ignore-sigterm` images wait out the grace period),
    * `crashLoopBackOffSeconds` / `maxCrashLoopBackOffSeconds` (10 / 300), `podGcQuarantineSeconds` (40).
    */
   readonly timing?: Partial<SimTiming>;

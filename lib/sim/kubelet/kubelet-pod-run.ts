@@ -1,8 +1,8 @@
 /**
  * The simulated kubelet's view of one pod as pure data and pure transitions over time: admitted,
- * containers created, running, ready, crashing and restarting, exited. `advancePodRun` applies every
- * transition due by `now` at its exact due time and says when the next one is due, so one timer
- * queue can drive 100,000 pods.
+ * containers created, running, ready, crashing and restarting, exited, stopped by the kubelet.
+ * `advancePodRun` applies every transition due by `now` at its exact due time and says when the
+ * next one is due, so one timer queue can drive 100,000 pods.
  */
 import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
 import { nodeMatchesRequiredAffinity } from '../../core/node-affinity.ts';
@@ -41,6 +41,12 @@ export interface ContainerRun {
 /** Pod phases the kubelet reports. */
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
+/** The kubelet is killing the pod: SIGTERM went to its containers at `since`, SIGKILL goes at `killAt`. */
+export interface Stopping {
+  readonly since: number;
+  readonly killAt: number;
+}
+
 /** What the kubelet knows of a pod it was given. */
 export interface PodRun {
   readonly admittedAt: number;
@@ -49,6 +55,8 @@ export interface PodRun {
   readonly rejection?: { readonly reason: string; readonly message: string };
   readonly podIP: string;
   readonly containers: readonly ContainerRun[];
+  /** Set once the kubelet kills the pod (deleted, or put in a terminal phase through the API). */
+  readonly stopping?: Stopping;
 }
 
 /** Real milliseconds of each delay, already scaled by the cluster's timeScale. */
@@ -58,6 +66,8 @@ export interface RunDelays {
   readonly exitMs: number;
   readonly backOffMs: number;
   readonly maxBackOffMs: number;
+  /** How long a container that heeds SIGTERM takes to exit. */
+  readonly stopMs: number;
 }
 
 /**
@@ -99,24 +109,32 @@ export function advancePodRun(
 ): { run: PodRun; dueAt: number | undefined } {
   let current: PodRun = run;
   for (;;) {
-    if (current.phase === 'Failed' || current.phase === 'Succeeded')
-      return { run: current, dueAt: undefined };
-    const next = nextContainerTransition(current.containers, delays);
+    // An ended pod runs nothing more on its own; only a kill still stops what is left running.
+    if (isTerminalPhase(current.phase) && !current.stopping) return { run: current, dueAt: undefined };
+    const next = nextContainerTransition(current, delays);
     if (!next || next.at > now) return { run: current, dueAt: next?.at };
     const containers = current.containers.map((c, i) =>
-      i === next.index ? transition(c, next.at, delays) : c,
+      i === next.index ? transition(c, next.at, current.stopping, delays) : c,
     );
-    current = { ...current, containers, phase: podPhaseOf(containers) };
+    // Pods never leave a terminal phase (upstream kubelet generateAPIPodStatus: "pods are not
+    // allowed to transition out of terminal phases").
+    const phase = isTerminalPhase(current.phase) ? current.phase : podPhaseOf(containers);
+    current = { ...current, containers, phase };
   }
 }
 
+/** True for the phases a pod never leaves: Succeeded and Failed. */
+export function isTerminalPhase(phase: string | undefined): phase is 'Succeeded' | 'Failed' {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
 function nextContainerTransition(
-  containers: readonly ContainerRun[],
+  run: Readonly<PodRun>,
   delays: Readonly<RunDelays>,
 ): { index: number; at: number } | undefined {
   let next: { index: number; at: number } | undefined;
-  containers.forEach((c, index) => {
-    const at = transitionTime(c, delays);
+  run.containers.forEach((c, index) => {
+    const at = run.stopping ? stopTime(c, run.stopping, delays) : transitionTime(c, delays);
     if (at !== undefined && (!next || at < next.at)) next = { index, at };
   });
   return next;
@@ -131,11 +149,31 @@ function transitionTime(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>):
         ? state.since + delays.startMs
         : state.since + state.backOffMs;
     case 'running':
-      if (c.behavior === 'run') return state.ready ? undefined : state.startedAt + delays.readyMs;
+      if (keepsRunning(c)) return state.ready ? undefined : state.startedAt + delays.readyMs;
       return c.behavior === 'unready' ? undefined : state.startedAt + delays.exitMs;
     case 'terminated':
       return undefined;
   }
+}
+
+/** True for containers that run until stopped and become ready. */
+function keepsRunning(c: Readonly<ContainerRun>): boolean {
+  return c.behavior === 'run' || c.behavior === 'ignore-sigterm';
+}
+
+/**
+ * When a container of a pod being killed exits: a running one `stopMs` after SIGTERM, or at
+ * SIGKILL when that comes first or it ignores SIGTERM; one that is not running never starts again
+ * (upstream kubelet killPod: SIGTERM, then SIGKILL once the grace period is over).
+ */
+function stopTime(
+  c: Readonly<ContainerRun>,
+  stopping: Readonly<Stopping>,
+  delays: Readonly<RunDelays>,
+): number | undefined {
+  if (c.state.kind !== 'running') return undefined;
+  if (c.behavior === 'ignore-sigterm') return stopping.killAt;
+  return Math.min(stopping.since + delays.stopMs, stopping.killAt);
 }
 
 /**
@@ -146,8 +184,20 @@ function backOff(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>): number
   return Math.min(delays.backOffMs * 2 ** Math.min(c.restartCount, 30), delays.maxBackOffMs);
 }
 
-function transition(c: Readonly<ContainerRun>, at: number, delays: Readonly<RunDelays>): ContainerRun {
+function transition(
+  c: Readonly<ContainerRun>,
+  at: number,
+  stopping: Readonly<Stopping> | undefined,
+  delays: Readonly<RunDelays>,
+): ContainerRun {
   const state = c.state;
+  if (stopping && state.kind === 'running') {
+    // Killed by SIGTERM (exit code 128 + 15) or, at the end of the grace period, SIGKILL (128 + 9).
+    const heeded = c.behavior !== 'ignore-sigterm' && stopping.since + delays.stopMs <= stopping.killAt;
+    const exitCode = heeded ? 143 : 137;
+    const killed = { exitCode, reason: 'Error' as const, startedAt: state.startedAt, finishedAt: at };
+    return { ...c, state: { kind: 'terminated', ...killed } };
+  }
   switch (state.kind) {
     case 'waiting': {
       const restarted = state.reason === 'CrashLoopBackOff';
@@ -155,7 +205,7 @@ function transition(c: Readonly<ContainerRun>, at: number, delays: Readonly<RunD
       return { ...c, state: running, restartCount: c.restartCount + (restarted ? 1 : 0) };
     }
     case 'running': {
-      if (c.behavior === 'run') return { ...c, state: { ...state, ready: true } };
+      if (keepsRunning(c)) return { ...c, state: { ...state, ready: true } };
       return exited(c, state.startedAt, at, delays);
     }
     case 'terminated':

@@ -1,30 +1,28 @@
 /**
  * The kubelets of every simulated node, as one in-process controller over the store. A node's
  * kubelet registers it (fills in missing status), and while the node is Ready runs the pods bound
- * to it through the pure state machine of kubelet-pod-run.ts, writing their status; it finishes
- * graceful deletions when the grace period (scaled) has passed. A node that is not Ready stops
- * progressing its pods, as a kubelet that is down does: they keep their last status and pods being
- * deleted stay Terminating.
+ * to it through the pure state machine of kubelet-pod-run.ts, writing their status. It kills a pod
+ * that is deleted or set to a terminal phase through the API (kubelet-pod-stop.ts): its containers
+ * exit `containerStopSeconds` after SIGTERM, or at SIGKILL when the grace period ends, and a deleted
+ * pod is then removed for good. A node that is not Ready stops progressing its pods, as a kubelet
+ * that is down does: they keep their last status and pods being deleted stay Terminating.
  */
-import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Node, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import { nodeReadyStatus } from '../controllers/node-lifecycle-taints.ts';
 import { isGoneOrReplaced, type SimContext, type SimController } from '../sim-context.ts';
 import { rfc3339, scaledMs } from '../sim-timing.ts';
 import type { KubeObject, StoreEvent } from '../storage/store.ts';
 import { internalIPOf, registeredNodeStatus } from './kubelet-node-status.ts';
-import { admitPod, advancePodRun, type PodRun, type RunDelays } from './kubelet-pod-run.ts';
+import { admitPod, advancePodRun, isTerminalPhase, type PodRun, type RunDelays } from './kubelet-pod-run.ts';
 import { podStatusFor } from './kubelet-pod-status.ts';
+import { runOfStoredPod, stopPodRun } from './kubelet-pod-stop.ts';
 
-interface RunEntry {
-  /** Absent for a pod this kubelet only ever saw being deleted. */
-  run?: PodRun;
-  /** When this kubelet first saw the pod's deletionTimestamp. */
-  terminatingSince?: number;
-}
+/** The grace period of a pod that does not set one (the API server's default). */
+const DEFAULT_GRACE_SECONDS = 30;
 
 /** The simulated kubelets of all nodes. */
 export class SimKubelets implements SimController {
-  private readonly runs = new Map<string, RunEntry>();
+  private readonly runs = new Map<string, PodRun>();
   private readonly nodeIPs = new Map<string, string>();
   private unsubscribe: (() => void) | undefined;
   private podCount = 0;
@@ -127,11 +125,18 @@ export class SimKubelets implements SimController {
       return;
     }
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
-    const entry = this.runs.get(uid);
-    if (!entry && (phase === 'Succeeded' || phase === 'Failed')) return;
-    const admitted = entry?.run ?? admitPod(spec, node, now, this.nextPodIP());
+    const known = this.runs.get(uid);
+    if (!known && isTerminalPhase(phase)) return;
+    let admitted = known ?? admitPod(spec, node, now, this.nextPodIP());
+    if (isTerminalPhase(phase) && admitted.phase !== phase) {
+      // Set to a terminal phase through the API: the phase is kept, whatever the containers do
+      // (upstream generateAPIPodStatus forces the API server's terminal phase back), and the pod
+      // is killed (SyncPod reports it terminal; the pod worker then terminates it).
+      const graceMs = scaledMs(this.ctx.timing, spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS);
+      admitted = stopPodRun(admitted, now, graceMs, phase);
+    }
     const { run, dueAt } = advancePodRun(admitted, now, this.delays());
-    this.runs.set(uid, { ...entry, run });
+    this.runs.set(uid, run);
     this.writeStatus(pod, run, internalIPOf(node) ?? '', now);
     if (dueAt !== undefined)
       this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
@@ -161,15 +166,20 @@ export class SimKubelets implements SimController {
     }
   }
 
-  /** Deletes the pod for good once its grace period (scaled by timeScale) has passed. */
+  /**
+   * Kills a pod being deleted and deletes it for good once no container runs: `containerStopSeconds`
+   * after SIGTERM, or at the end of its grace period (scaled by timeScale) for containers that
+   * ignore SIGTERM.
+   */
   private terminate(pod: Readonly<KubeObject>, now: number): void {
     const { uid = '', namespace = '', name = '' } = pod.metadata;
-    const entry = this.runs.get(uid);
-    const since = entry?.terminatingSince ?? now;
-    if (entry) entry.terminatingSince = since;
-    else this.runs.set(uid, { terminatingSince: since });
-    const dueAt = since + scaledMs(this.ctx.timing, pod.metadata.deletionGracePeriodSeconds ?? 0);
-    if (dueAt > now) {
+    const known =
+      this.runs.get(uid) ?? runOfStoredPod(pod.spec as V1PodSpec, pod.status as V1PodStatus | undefined, now);
+    const graceMs = scaledMs(this.ctx.timing, pod.metadata.deletionGracePeriodSeconds ?? 0);
+    const { run, dueAt } = advancePodRun(stopPodRun(known, now, graceMs), now, this.delays());
+    this.runs.set(uid, run);
+    // While killed, the next transition due is the next container to exit; none left is done.
+    if (dueAt !== undefined) {
       this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
       return;
     }
@@ -188,6 +198,7 @@ export class SimKubelets implements SimController {
       exitMs: scaledMs(t, t.containerExitSeconds),
       backOffMs: scaledMs(t, t.crashLoopBackOffSeconds),
       maxBackOffMs: scaledMs(t, t.maxCrashLoopBackOffSeconds),
+      stopMs: scaledMs(t, t.containerStopSeconds),
     };
   }
 }

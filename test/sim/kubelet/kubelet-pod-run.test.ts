@@ -10,7 +10,14 @@ import {
 } from '../../../lib/sim/kubelet/kubelet-pod-run.ts';
 import { aNode } from '../../support/builders.ts';
 
-const delays: RunDelays = { startMs: 100, readyMs: 50, exitMs: 200, backOffMs: 1000, maxBackOffMs: 3000 };
+const delays: RunDelays = {
+  startMs: 100,
+  readyMs: 50,
+  exitMs: 200,
+  backOffMs: 1000,
+  maxBackOffMs: 3000,
+  stopMs: 20,
+};
 const spec = (...images: string[]): V1PodSpec => ({
   containers: images.map((image, i) => ({ name: `c${i}`, image })),
 });
@@ -35,6 +42,8 @@ describe('containerBehaviorOf', () => {
     ['everynode.dev/sim:fail', 'fail'],
     ['everynode.dev/sim:succeed', 'succeed'],
     ['everynode.dev/sim:unready', 'unready'],
+    ['everynode.dev/sim:ignore-sigterm', 'ignore-sigterm'],
+    ['everynode.dev/sim:ignore-sigterm-v2', 'ignore-sigterm'],
     ['everynode.dev/sim:v1', 'run'],
     ['example.com/crashloop:fail', 'run'],
   ])('%s behaves as %s', (image, expected) => {
@@ -100,6 +109,15 @@ describe('advancePodRun', () => {
         images: ['everynode.dev/sim:succeed', 'everynode.dev/sim:succeed'],
         times: [300],
         expected: [['Succeeded', false, 0, undefined]],
+      },
+      {
+        name: 'ignore-sigterm runs and becomes ready like any image',
+        images: ['everynode.dev/sim:ignore-sigterm'],
+        times: [150, 10_000],
+        expected: [
+          ['Running', true, 0, undefined],
+          ['Running', true, 0, undefined],
+        ],
       },
       {
         name: 'unready runs but is never ready',

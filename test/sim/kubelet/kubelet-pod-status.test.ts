@@ -9,6 +9,7 @@ const delays: RunDelays = {
   exitMs: 2000,
   backOffMs: 10_000,
   maxBackOffMs: 300_000,
+  stopMs: 1000,
 };
 const pod = { name: 'p', namespace: 'ns', uid: 'u1' };
 const t0 = Date.parse('2026-03-01T10:00:00Z');

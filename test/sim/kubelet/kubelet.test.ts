@@ -139,9 +139,10 @@ describe('kubelets over the store', () => {
     expect(rejected?.status).toMatchObject({ reason: 'NodeAffinity' });
   });
 
-  it('finishes a graceful deletion after the scaled grace period, not before', async () => {
+  it('ignore-sigterm: finishes a graceful deletion after the scaled grace period, not before', async () => {
     harness = startHarness([aNode('n1')], { timeScale: 0.002 });
-    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { grace: 50 })));
+    const image = 'everynode.dev/sim:ignore-sigterm';
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { grace: 50, image })));
     await eventually(() => harness?.pod('p'), running);
     harness.store.delete('pods', 'default', 'p');
     expect(harness.pod('p')?.metadata?.deletionTimestamp).toBeDefined();
@@ -152,6 +153,55 @@ describe('kubelets over the store', () => {
       (p) => p === undefined,
       1000,
     );
+  });
+
+  it.each([
+    {
+      name: 'containers that heed SIGTERM: gone containerStopSeconds after the delete, long before the default 30 s grace',
+      image: 'busybox',
+      grace: undefined,
+      timing: { timeScale: 0.1 },
+      goneAfterMs: 100,
+      goneByMs: 2500,
+    },
+    {
+      name: 'ignore-sigterm: Terminating until its grace period ends, then gone',
+      image: 'everynode.dev/sim:ignore-sigterm',
+      grace: 5,
+      timing: { timeScale: 0.1 },
+      goneAfterMs: 500,
+      goneByMs: 2500,
+    },
+    {
+      name: 'the grace period caps a container slower to stop than it',
+      image: 'busybox',
+      grace: 3,
+      timing: { timeScale: 0.1, containerStopSeconds: 25 },
+      goneAfterMs: 300,
+      goneByMs: 2000,
+    },
+  ])('deleting a running pod — $name', async ({ image, grace, timing, goneAfterMs, goneByMs }) => {
+    harness = startHarness([aNode('n1')], timing);
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { image, grace })));
+    await eventually(() => harness?.pod('p'), running);
+    const deletedAt = Date.now();
+    harness.store.delete('pods', 'default', 'p');
+    await eventually(
+      () => harness?.pod('p'),
+      (p) => p === undefined,
+      goneByMs,
+    );
+    // A few ms of slack: the timer and Date.now round differently.
+    expect(Date.now() - deletedAt).toBeGreaterThanOrEqual(goneAfterMs - 5);
+  });
+
+  it('removes a pod deleted with grace 0 at once, even one that ignores SIGTERM', async () => {
+    harness = startHarness([aNode('n1')]);
+    const image = 'everynode.dev/sim:ignore-sigterm';
+    harness.store.create('pods', stripServerFields(boundPod('p', 'n1', { image })));
+    await eventually(() => harness?.pod('p'), running);
+    harness.store.delete('pods', 'default', 'p', { gracePeriodSeconds: 0 });
+    expect(harness.pod('p')).toBeUndefined();
   });
 
   it('keeps a deleted pod Terminating while its node is not Ready', async () => {
