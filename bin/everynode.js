@@ -1,19 +1,10 @@
 #!/usr/bin/env node
-// The everynode command: runs the TypeScript CLI through tsx, so no build step is needed. Signals
-// are passed on to the CLI, so `kill <pid>` of this wrapper stops `everynode run` cleanly.
-import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
+// The everynode command: runs the TypeScript CLI in this very process through tsx's in-process
+// loader, so no build step is needed and there is no child to outlive it: `kill -9 <pid>` stops
+// everything, and signals reach the CLI's own handlers (lib/cli/stop-signal.ts).
 import { fileURLToPath } from 'node:url';
+import { register } from 'tsx/esm/api';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', join(root, 'lib/cli/main.ts'), ...process.argv.slice(2)],
-  { stdio: 'inherit' },
-);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => child.kill(signal));
-}
-child.on('exit', (code, signal) => {
-  process.exit(code ?? (signal ? 128 + 1 : 1));
-});
+// The repository's tsconfig, wherever the command is started from.
+register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
+await import('../lib/cli/main.ts');

@@ -121,7 +121,12 @@ export class EverynodeStack extends Stack {
         maxConcurrency: s.reconcileMaxConcurrency,
       }),
     );
+    // Each grant is a row of the function's table of AWS calls (lib/<function>/*-aws-calls.ts),
+    // which test/infra/function-rights.test.ts checks against the template.
     work.grantSendMessages(router);
+    // The router sends delayed work (requeues it re-delays, coalesced status refreshes) back to the
+    // queue it consumes: consuming grants no sqs:SendMessage.
+    ingress.grantSendMessages(router);
     work.grantSendMessages(reconcile);
     workDlq.grantSendMessages(reconcile);
     ingress.grantSendMessages(reconcile);

@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { managedKinds } from '../kube/managed-kind.ts';
+import { processAlive } from './state-dir-lock.ts';
 
 const stateSchema = z.object({
   pid: z.number().int().positive(),
@@ -37,15 +38,6 @@ export async function removePipelineState(stateDir: string): Promise<void> {
   await rm(pipelineStatePath(stateDir), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The state of the `everynode run` that uses `stateDir`; throws an error saying what is missing
  * when there is none, or when the process that wrote it is gone.
@@ -62,7 +54,7 @@ export async function readPipelineState(stateDir: string): Promise<PipelineState
   }
   const parsed = stateSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new Error(`reading ${path}: not a pipeline state file`);
-  if (!alive(parsed.data.pid)) {
+  if (!processAlive(parsed.data.pid)) {
     throw new Error(`the everynode run that wrote ${path} (pid ${parsed.data.pid}) is no longer running`);
   }
   return parsed.data;

@@ -20,13 +20,16 @@ import { removePipelineState, writePipelineState } from './pipeline-state.ts';
 import { applyDemo, type ClusterChoice, type RunCluster, startRunCluster } from './run-cluster.ts';
 import { runHints } from './run-hints.ts';
 import { monitorPipeline } from './run-monitor.ts';
+import { lockStateDir } from './state-dir-lock.ts';
+import { stopSignal } from './stop-signal.ts';
 
 /** Usage of `everynode run`. */
 export const RUN_USAGE = `Usage: everynode run [options]
 
 Runs the everynode pipeline (relay, router, reconcile) in this process, over local SQS queues,
-until Ctrl-C. Without a kubeconfig it starts a simulated cluster with the six seed nodes and applies
-the seed DaemonSets fluentd-elasticsearch and demo (what npm start does).
+until Ctrl-C (exit status 130; 143 after SIGTERM). Without a kubeconfig it starts a simulated
+cluster with the six seed nodes and applies the seed DaemonSets fluentd-elasticsearch and demo
+(what npm start does).
 
   --kubeconfig PATH        a real cluster (default: $KUBECONFIG when set, else a simulated one)
   --sim-nodes N            simulated cluster with N nodes (up to 6 = the seed nodes, more =
@@ -37,7 +40,8 @@ the seed DaemonSets fluentd-elasticsearch and demo (what npm start does).
   --exit-when-converged    exit 0 once every managed DaemonSet is up to date and ready and no work
                            is queued; exit 1 after --timeout
   --timeout SECONDS        with --exit-when-converged (default 300)
-  --state-dir DIR          journal, relay checkpoint, kubeconfig, pipeline state (default .everynode)
+  --state-dir DIR          journal, relay checkpoint, kubeconfig, pipeline state (default .everynode);
+                           one run per directory: a second one refuses (exit 2) while the first lives
   --api-qps N              API requests per second of each component (default 100)
   --max-receive-count N    receives of a work message before the DLQ (default 5)
   --log-level LEVEL        DEBUG, INFO (default), WARN or ERROR
@@ -115,16 +119,35 @@ export function parseRunArgs(
   };
 }
 
-/** Runs `everynode run` with `args`; resolves to the exit code once the pipeline has stopped. */
+/**
+ * Runs `everynode run` with `args`; resolves to the exit code once the pipeline has stopped: 0, 1
+ * when not converged in time, 128 + the signal's number when a process signal stopped it, and 2
+ * without starting when a live run holds the state directory (one controller per directory).
+ */
 export function runRunCommand(args: readonly string[], io: CliIo = processIo): Promise<number> {
   return runCommand('run', RUN_USAGE, args, io, async () => {
     const options = parseRunArgs(args, io.env ?? process.env);
-    if (options.cluster.type === 'sim') await freshHistory(options.stateDir);
-    const cluster = await startRunCluster(options.cluster, options.stateDir);
+    const lock = await lockStateDir(options.stateDir);
+    if (!lock.held) {
+      io.stderr(
+        `everynode run: ${options.stateDir} is in use by the everynode run with pid ${lock.pid} ` +
+          `(${lock.path}); stop it, or pass another --state-dir\n`,
+      );
+      return 2;
+    }
+    // Listening from here on: a signal while the cluster starts stops the run as soon as it is up.
+    const stop = stopSignal(io.stopSignal);
     try {
-      return await runPipeline(options, cluster, io);
+      if (options.cluster.type === 'sim') await freshHistory(options.stateDir);
+      const cluster = await startRunCluster(options.cluster, options.stateDir);
+      try {
+        return stop.exitStatus(await runPipeline(options, cluster, io, stop.signal));
+      } finally {
+        await cluster.stop();
+      }
     } finally {
-      await cluster.stop();
+      stop.dispose();
+      await lock.release();
     }
   });
 }
@@ -157,7 +180,12 @@ function publishState(
   });
 }
 
-async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, io: CliIo): Promise<number> {
+async function runPipeline(
+  options: Readonly<RunOptions>,
+  cluster: RunCluster,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
   const { log, recent } = logSink(io);
   const pipeline = await startLocalPipeline({
     kubeconfigPath: cluster.kubeconfigPath,
@@ -168,7 +196,6 @@ async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, i
     log,
     logLevel: io.isTTY ? 'WARN' : options.logLevel,
   });
-  const stop = stopSignal(io);
   try {
     await publishState(options, cluster, pipeline);
     const demo =
@@ -180,7 +207,7 @@ async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, i
       io,
       exitWhenConverged,
       timeoutMs: options.timeoutSeconds * 1000,
-      signal: stop.signal,
+      signal,
       recent,
       onError: (error) => log(`WARN  run: looking at the pipeline failed: ${String(error)}`),
     });
@@ -189,7 +216,6 @@ async function runPipeline(options: Readonly<RunOptions>, cluster: RunCluster, i
     if (end === 'stopped') io.stdout('everynode run: stopping\n');
     return end === 'timeout' ? 1 : 0;
   } finally {
-    stop.dispose();
     await pipeline.stop();
     await removePipelineState(options.stateDir);
   }
@@ -205,20 +231,4 @@ async function freshHistory(stateDir: string): Promise<void> {
   await rename(join(stateDir, 'journal.jsonl'), join(stateDir, 'journal.previous.jsonl')).catch(
     () => undefined,
   );
-}
-
-/** Aborts on the io's stop signal, or on SIGINT/SIGTERM. */
-function stopSignal(io: CliIo): { signal: AbortSignal; dispose: () => void } {
-  if (io.stopSignal) return { signal: io.stopSignal, dispose: () => undefined };
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGINT', abort);
-      process.off('SIGTERM', abort);
-    },
-  };
 }

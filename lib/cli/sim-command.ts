@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSimCluster } from '../sim/start-sim-cluster.ts';
+import { stopSignal } from './stop-signal.ts';
 
 /** Usage of `everynode sim`. */
 export const SIM_USAGE = `Usage: everynode sim [--port N] [--nodes N] [--kubeconfig PATH] [--seed N] [--time-scale X]
@@ -85,7 +86,7 @@ export function parseSimArgs(args: readonly string[]): SimCommandOptions {
   };
 }
 
-/** Where output goes, and what stops the cluster (SIGINT/SIGTERM when omitted). */
+/** Where output goes, and what stops the cluster (SIGINT, SIGTERM or SIGHUP when omitted). */
 export interface SimCommandIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -97,7 +98,10 @@ const processIo: SimCommandIo = {
   stderr: (text) => process.stderr.write(text),
 };
 
-/** Runs `everynode sim` with `args`; resolves to the exit code once the cluster has stopped. */
+/**
+ * Runs `everynode sim` with `args`; resolves to the exit code once the cluster has stopped: 0, or
+ * 128 + the signal's number when a process signal stopped it.
+ */
 export async function runSimCommand(args: readonly string[], io: SimCommandIo = processIo): Promise<number> {
   let options: SimCommandOptions;
   try {
@@ -111,6 +115,22 @@ export async function runSimCommand(args: readonly string[], io: SimCommandIo = 
     io.stdout(SIM_USAGE);
     return 0;
   }
+  const stop = stopSignal(io.stopSignal);
+  try {
+    await serveUntil(stop.signal, options, io);
+  } finally {
+    stop.dispose();
+  }
+  io.stdout('everynode sim: stopped\n');
+  return stop.exitStatus(0);
+}
+
+/** Serves a simulated cluster as `options` say until `signal` aborts, then stops it. */
+async function serveUntil(
+  signal: AbortSignal,
+  options: Readonly<SimCommandOptions>,
+  io: SimCommandIo,
+): Promise<void> {
   const kubeconfigPath = options.kubeconfigPath ?? join(tmpdir(), `everynode-sim-${process.pid}.kubeconfig`);
   const cluster = await startSimCluster({
     port: options.port,
@@ -125,20 +145,13 @@ export async function runSimCommand(args: readonly string[], io: SimCommandIo = 
       `  export KUBECONFIG=${kubeconfigPath}\n` +
       'Press Ctrl-C to stop.\n',
   );
-  await untilStopped(io.stopSignal);
+  await untilAborted(signal);
   await cluster.stop();
-  io.stdout('everynode sim: stopped\n');
-  return 0;
 }
 
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-      return;
-    }
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
   });
 }

@@ -9,6 +9,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCall } from '../config/function-aws-calls.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 
 /** The prefix of every EKS token (aws-iam-authenticator v1PrefixToken). */
@@ -19,6 +20,18 @@ export const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 export const PRESIGNED_URL_EXPIRES_SECONDS = 60;
 /** How long a token is reused: under 14 minutes, safely inside EKS's 15 (aws-iam-authenticator refreshes at 14). */
 export const EKS_TOKEN_CACHE_MS = 13 * 60 * 1000;
+
+/**
+ * The AWS call behind every EKS token, for the functions' tables of AWS calls: signed here, sent by
+ * EKS. STS answers GetCallerIdentity without any IAM permission; EKS then maps the role through its
+ * access entry (infra/constructs/cluster-access.ts).
+ */
+export const EKS_TOKEN_AWS_CALL: AwsCall = {
+  operation: 'GetCallerIdentity',
+  action: 'sts:GetCallerIdentity',
+  resource: { kind: 'eks-access-entry' },
+  purpose: 'EKS bearer tokens for the Kubernetes API: a presigned URL EKS sends to STS',
+};
 
 /** What a token is made from. */
 export interface EksTokenRequest {
