@@ -5,6 +5,7 @@
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { controllerRefFor } from './controller-ref.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from './daemon-set.ts';
+import { safeLabelValue } from './safe-label-value.ts';
 import { canonicalJson, type JsonValue, stableJson, templateHash, withoutNulls } from './template-hash.ts';
 
 /**
@@ -30,19 +31,40 @@ export function revisionMatches(ds: Readonly<DaemonSet>, revision: Readonly<V1Co
 }
 
 /**
- * The template hash a revision stands for: its controller-revision-hash label, else its name
- * (upstream constructHistory labels unlabelled legacy revisions with their name).
+ * The template hash a revision stands for: its controller-revision-hash label, else its name as a
+ * label value ({@link safeLabelValue}; upstream constructHistory labels unlabelled legacy revisions
+ * with their name, which a name longer than 63 characters cannot be: pods carry the hash as a
+ * label). '' for a revision with neither.
  */
 export function revisionHashOf(revision: Readonly<V1ControllerRevision>): string {
-  return revision.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? revision.metadata?.name ?? '';
+  const label = revision.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL];
+  if (label !== undefined) return label;
+  const name = revision.metadata?.name ?? '';
+  return name === '' ? '' : safeLabelValue(name);
+}
+
+/** The longest prefix a revision name keeps (upstream ControllerRevisionName): 253 − '-' − hash. */
+const MAX_REVISION_PREFIX = 223;
+
+/**
+ * The name of the revision of hash `hash` for the controller named `prefix` (upstream
+ * pkg/controller/history ControllerRevisionName): `<prefix>-<hash>`, the prefix cut to its first
+ * 223 characters so that any valid name (up to 253) gives a name of at most 253. A prefix whose cut
+ * ends in '.' loses the dots too: `.-` is not a DNS subdomain, so upstream's name for it is
+ * rejected by the API server; every other name is upstream's.
+ */
+export function controllerRevisionName(prefix: string, hash: string): string {
+  const cut =
+    prefix.length > MAX_REVISION_PREFIX ? prefix.slice(0, MAX_REVISION_PREFIX).replace(/\.+$/, '') : prefix;
+  return `${cut}-${hash}`;
 }
 
 /**
  * The ControllerRevision recording `ds`'s current template as revision number `revision`
- * (upstream snapshot): named `<ds>-<hash>` with the hash of the template and `collisionCount`
- * (default: the DaemonSet's `status.collisionCount`, unmixed when absent), in the DaemonSet's
- * namespace, labelled with the template labels plus controller-revision-hash, annotated with the
- * DaemonSet's annotations, controlled by the DaemonSet, data from {@link revisionData}.
+ * (upstream snapshot): named by {@link controllerRevisionName} with the hash of the template and
+ * `collisionCount` (default: the DaemonSet's `status.collisionCount`, unmixed when absent), in the
+ * DaemonSet's namespace, labelled with the template labels plus controller-revision-hash, annotated
+ * with the DaemonSet's annotations, controlled by the DaemonSet, data from {@link revisionData}.
  */
 export function controllerRevisionFor(
   ds: Readonly<DaemonSet>,
@@ -55,7 +77,7 @@ export function controllerRevisionFor(
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
     metadata: {
-      name: `${ds.metadata?.name ?? ''}-${hash}`,
+      name: controllerRevisionName(ds.metadata?.name ?? '', hash),
       namespace: ds.metadata?.namespace ?? 'default',
       labels: { ...ds.spec?.template.metadata?.labels, [CONTROLLER_REVISION_HASH_LABEL]: hash },
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),

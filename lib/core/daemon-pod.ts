@@ -12,6 +12,7 @@ import {
   POD_TEMPLATE_GENERATION_LABEL,
   TEMPLATE_GENERATION_ANNOTATION,
 } from './daemon-set.ts';
+import { fnv1a64, safeLabelValue } from './safe-label-value.ts';
 import { SAFE_ALPHABET, stableJson } from './template-hash.ts';
 import { daemonPodTolerations } from './tolerations.ts';
 
@@ -27,16 +28,6 @@ export const NODE_LABEL = 'everynode.dev/node';
 
 const MAX_NAME = 63;
 const SUFFIX_LENGTH = 10;
-
-/** FNV-1a 64 of the UTF-8 bytes of `s`, as a BigInt (Go hash/fnv New64a). */
-function fnv1a64(s: string): bigint {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(s)) {
-    hash ^= BigInt(byte);
-    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
-  }
-  return hash;
-}
 
 /** `SUFFIX_LENGTH` characters of the upstream safe alphabet derived from `s` (27^10 ≈ 2·10^14). */
 function nameSuffix(s: string): string {
@@ -81,15 +72,15 @@ export function daemonPodName(dsName: string, nodeName: string, revisionHash: st
 }
 
 /**
- * The {@link NODE_LABEL} value for `nodeName`: the name itself when it is a valid label value (a
- * node name is a DNS-1123 subdomain, so when it has at most 63 characters), else `h-` and the
- * 16 hex digits of its FNV-1a 64 hash (long names cannot be label values; a collision would only
- * make a pair's LIST return another node's pods, which the pair plan filters by target node).
+ * The {@link NODE_LABEL} value for `nodeName` ({@link safeLabelValue}): the name itself when it is a
+ * valid label value (a node name is a DNS-1123 subdomain, so when it has at most 63 characters),
+ * else `h-` and the 16 hex digits of its FNV-1a 64 hash (a node name may have 253 characters). Every
+ * writer and reader of the label (the pod builder, the pair and node steps' LISTs) goes through
+ * this function; a collision would only make a LIST return another node's pods, which every reader
+ * filters by target node.
  */
 export function nodeLabelValue(nodeName: string): string {
-  if (nodeName.length <= MAX_NAME && /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/.test(nodeName))
-    return nodeName;
-  return `h-${fnv1a64(nodeName).toString(16).padStart(16, '0')}`;
+  return safeLabelValue(nodeName);
 }
 
 /** The single required term that pins a pod to `nodeName`. */

@@ -5,7 +5,7 @@
  */
 import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
 import { EverynodeError } from '../errors/everynode-error.ts';
-import { isControlledBy } from './controller-ref.ts';
+import { controllerOf, isControlledBy } from './controller-ref.ts';
 import { controllerRevisionFor, revisionHashOf, revisionMatches } from './controller-revision.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from './daemon-set.ts';
 
@@ -49,10 +49,23 @@ function maxRevision(revisions: readonly Readonly<V1ControllerRevision>[]): numb
 }
 
 /**
+ * True when the revision `existing`, which has the name `ds`'s next revision would take, can stand
+ * for it (upstream snapshot: `isEqual && IsControlledBy`): it holds the same data and is `ds`'s —
+ * or nobody's, an orphan the DaemonSet step adopts before planning (the relay plans without
+ * adopting and must find the same hash). A revision of another controller with the same name and
+ * data is a collision: two DaemonSets whose names share their first 223 characters and their
+ * template get the same revision name, and each needs a revision of its own.
+ */
+function reusable(ds: Readonly<DaemonSet>, existing: Readonly<V1ControllerRevision>): boolean {
+  const owner = controllerOf(existing);
+  return (owner === undefined || isControlledBy(existing, ds)) && revisionMatches(ds, existing);
+}
+
+/**
  * The revision holding `ds`'s template when none of its own does (upstream snapshot): the new
- * revision to create, or — when a revision of that name already holds the same data — that one.
- * A name taken by different data is a hash collision: the count is bumped (nil → 1, as upstream)
- * and the name recomputed, in one pass rather than upstream's status write and retry.
+ * revision to create, or — when a {@link reusable} revision of that name exists — that one. A name
+ * taken otherwise is a hash collision: the count is bumped (nil → 1, as upstream) and the name
+ * recomputed, in one pass rather than upstream's status write and retry.
  */
 function snapshot(
   ds: Readonly<DaemonSet>,
@@ -65,7 +78,7 @@ function snapshot(
     const candidate = controllerRevisionFor(ds, number, collisionCount);
     const existing = all.find((revision) => revision.metadata?.name === candidate.metadata?.name);
     if (existing === undefined) return { revision: candidate, created: true, collisionCount };
-    if (revisionMatches(ds, existing))
+    if (reusable(ds, existing))
       return { revision: structuredClone(existing), created: false, collisionCount };
     collisionCount = (collisionCount ?? 0) + 1;
   }

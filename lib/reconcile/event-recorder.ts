@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { eventFor } from '../kube/event-for.ts';
+import { eventFor, eventName } from '../kube/event-for.ts';
 import type { KubePort } from '../kube/kube-port.ts';
 import { isNamespaceGone } from '../kube/namespace-gone.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
@@ -77,7 +77,7 @@ export function daemonSetEvent(
     component: EVENT_COMPONENT,
   });
   const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(sequence++ % 1_000_000);
-  return { ...event, metadata: { ...event.metadata, name: `${meta.name ?? ''}.${nanos.toString(16)}` } };
+  return { ...event, metadata: { ...event.metadata, name: eventName(meta.name ?? '', nanos) } };
 }
 
 /**

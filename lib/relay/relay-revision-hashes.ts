@@ -21,12 +21,13 @@ function identity(revision: Readonly<V1ControllerRevision>): { uid: string; name
 }
 
 /**
- * Just the identity of a revision another kind of controller (a StatefulSet) owns: all a name
- * collision with a DaemonSet's next revision needs. Its data is not kept.
+ * Just the identity of a revision another kind of controller (a StatefulSet) owns — its name and
+ * its owner: all a name collision with a DaemonSet's next revision needs (a revision is a
+ * DaemonSet's only by its controller reference, never by its name). Its data is not kept.
  */
 function nameOf(revision: Readonly<V1ControllerRevision>): V1ControllerRevision {
-  const { name, namespace, uid } = revision.metadata ?? {};
-  return { metadata: { name, namespace, uid }, revision: revision.revision };
+  const { name, namespace, uid, ownerReferences } = revision.metadata ?? {};
+  return { metadata: { name, namespace, uid, ownerReferences }, revision: revision.revision };
 }
 
 /** ControllerRevisions by namespace and uid, and the hashes planned from them. */

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   controllerRevisionFor,
+  controllerRevisionName,
   revisionData,
   revisionHashOf,
   revisionMatches,
 } from '../../lib/core/controller-revision.ts';
+import { dns1123SubdomainErrors, labelValueErrors } from '../../lib/core/object-names.ts';
 import { templateHash } from '../../lib/core/template-hash.ts';
 import { aDaemonSet } from '../support/builders.ts';
 
@@ -125,7 +127,55 @@ describe('revisionHashOf', () => {
       metadata: { name: 'agent-abc' },
       expected: 'agent-abc',
     },
+    {
+      name: 'an unlabelled revision named with 64 characters: the label value standing for it',
+      metadata: { name: `${'a'.repeat(59)}-abcd` },
+      expected: expect.stringMatching(/^h-[0-9a-f]{16}$/),
+    },
   ])('$name', ({ metadata, expected }) => {
-    expect(revisionHashOf({ metadata, revision: 1 })).toBe(expected);
+    const hash = revisionHashOf({ metadata, revision: 1 });
+    expect(hash).toEqual(expected);
+    expect(labelValueErrors(hash)).toEqual([]);
+  });
+});
+
+describe('controllerRevisionName', () => {
+  // The longest hash: a uint32 in the safe alphabet has at most 10 characters.
+  const hash = 'bcdfghjklm';
+  const a = (n: number) => 'a'.repeat(n);
+  it.each([
+    { name: '1 character: whole', prefix: 'x', expected: `x-${hash}` },
+    { name: '63 characters: whole', prefix: a(63), expected: `${a(63)}-${hash}` },
+    { name: '223 characters: whole', prefix: a(223), expected: `${a(223)}-${hash}` },
+    { name: '224 characters: cut to 223', prefix: a(224), expected: `${a(223)}-${hash}` },
+    { name: '243 characters: cut to 223', prefix: `${a(240)}.bc`, expected: `${a(223)}-${hash}` },
+    {
+      name: '253 characters: cut to 223',
+      prefix: `${a(200)}.${'b'.repeat(52)}`,
+      expected: `${a(200)}.${'b'.repeat(22)}-${hash}`,
+    },
+    {
+      name: '253 characters cut after a dot: the dot goes too',
+      prefix: `${a(222)}.${'b'.repeat(30)}`,
+      expected: `${a(222)}-${hash}`,
+    },
+    {
+      name: '253 characters cut after a dash: kept',
+      prefix: `${a(222)}-${'b'.repeat(30)}`,
+      expected: `${a(222)}--${hash}`,
+    },
+  ])('$name', ({ prefix, expected }) => {
+    const name = controllerRevisionName(prefix, hash);
+    expect(name).toBe(expected);
+    expect(name.length).toBeLessThanOrEqual(253);
+    expect(dns1123SubdomainErrors(name)).toEqual([]);
+  });
+
+  it('names the revision of a 253-character DaemonSet', () => {
+    const long = aDaemonSet(`${'d'.repeat(230)}.${'e'.repeat(22)}`, { labels: { app: 'long' } });
+    const revision = controllerRevisionFor(long, 1);
+    const hashLabel = revision.metadata?.labels?.['controller-revision-hash'] ?? '';
+    expect(revision.metadata?.name).toBe(`${'d'.repeat(223)}-${hashLabel}`);
+    expect(revision.metadata?.ownerReferences?.[0]?.name).toBe(long.metadata?.name);
   });
 });

@@ -8,6 +8,7 @@ import {
   pinToNode,
   targetNodeName,
 } from '../../lib/core/daemon-pod.ts';
+import { labelValueErrors } from '../../lib/core/object-names.ts';
 import { automaticTolerations } from '../../lib/core/tolerations.ts';
 import { aDaemonSet, aPod } from '../support/builders.ts';
 
@@ -53,6 +54,37 @@ describe('daemonPodName', () => {
     expect(daemonPodName(other.ds, other.node, other.hash, other.attempt)).not.toBe(
       daemonPodName(base.ds, base.node, base.hash, base.attempt),
     );
+  });
+});
+
+describe('daemonPodFor with names at the limits', () => {
+  /** A DNS subdomain of `length` characters: dotted labels of `part`, cut, ending alphanumeric. */
+  const dnsName = (part: string, length: number) => `${`${part}.`.repeat(length).slice(0, length - 1)}z`;
+  const cases = [1, 63, 223, 243, 253].flatMap((dsLength) =>
+    [1, 63, 64, 253].map((nodeLength) => ({
+      name: `DaemonSet of ${dsLength}, node of ${nodeLength} characters`,
+      ds: dnsName('fluent-bit', dsLength),
+      node: dnsName('ip-10-0-0-1', nodeLength),
+    })),
+  );
+  it.each(cases)('$name: a valid pod name and label values', ({ ds, node }) => {
+    // A real uid has 36 characters; the builder's default embeds the name.
+    const owner = aDaemonSet(ds, { labels: { app: 'agent' }, uid: '0b6f8c1e-3f7a-4d2b-9a51-7c2e4f9d1a3b' });
+    const pod = daemonPodFor(owner, node, 'bcdfghjklm', { attempt: 3 });
+    expect(pod.metadata?.name?.length).toBeLessThanOrEqual(63);
+    expect(pod.metadata?.name).toMatch(DNS1123_LABEL);
+    for (const value of Object.values(pod.metadata?.labels ?? {}))
+      expect(labelValueErrors(value)).toEqual([]);
+    expect(pod.metadata?.labels?.[NODE_LABEL]).toBe(node.length <= 63 ? node : nodeLabelValue(node));
+    expect(targetNodeName(pod)).toBe(node);
+  });
+
+  it('two 253-character nodes differing in their last character get different pod names and labels', () => {
+    const [a, b] = [`${dnsName('ip-10-0-0-1', 252)}a`, `${dnsName('ip-10-0-0-1', 252)}b`];
+    const ds = aDaemonSet(dnsName('agent', 253), { labels: { app: 'agent' } });
+    const [podA, podB] = [daemonPodFor(ds, a, 'h'), daemonPodFor(ds, b, 'h')];
+    expect(podA.metadata?.name).not.toBe(podB.metadata?.name);
+    expect(podA.metadata?.labels?.[NODE_LABEL]).not.toBe(podB.metadata?.labels?.[NODE_LABEL]);
   });
 });
 

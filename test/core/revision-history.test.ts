@@ -180,6 +180,54 @@ describe('planRevisions', () => {
   });
 });
 
+describe('planRevisions with long names', () => {
+  const prefix = 'a'.repeat(223);
+  // Two 253-character DaemonSets sharing their first 223 characters and their template.
+  const first = aDaemonSet(`${prefix}-${'1'.repeat(29)}`, { labels: { app: 'same' } });
+  const second = aDaemonSet(`${prefix}-${'2'.repeat(29)}`, { labels: { app: 'same' } });
+  const hash = templateHash(first.spec?.template ?? {});
+  const bumped = templateHash(first.spec?.template ?? {}, 1);
+
+  it('a 253-character DaemonSet creates a revision named by its first 223 characters', () => {
+    expect(summary(planRevisions(first, [], []))).toMatchObject({ create: [`${prefix}-${hash}`, 1] });
+  });
+
+  it('another DaemonSet whose revision would take that name gets one of its own', () => {
+    const theirs = planRevisions(first, [], []).create as V1ControllerRevision;
+    expect(summary(planRevisions(second, [theirs], []))).toEqual({
+      currentHash: bumped,
+      create: [`${prefix}-${bumped}`, 1],
+      update: undefined,
+      delete: [],
+      relabel: [],
+      collisionCount: 1,
+    });
+  });
+
+  it("a recreated DaemonSet's predecessor's revision of the same name is a collision (upstream IsControlledBy)", () => {
+    const predecessor = controllerRevisionFor(aDaemonSet('agent', { image: 'v-now', uid: 'uid-old' }), 1);
+    const plan = planRevisions(current, [predecessor], []);
+    expect(summary(plan)).toMatchObject({ collisionCount: 1, create: [`agent-${plan.currentHash}`, 1] });
+    expect(plan.currentHash).not.toBe(hashNow);
+  });
+
+  it('a revision named in full before names were cut stays current: matched by data and owner', () => {
+    const ds = aDaemonSet(`${prefix}${'b'.repeat(17)}`, { labels: { app: 'same' } });
+    const made = controllerRevisionFor(ds, 1);
+    const named = { ...made, metadata: { ...made.metadata, name: `${ds.metadata?.name}-${hash}` } };
+    const plan = planRevisions(ds, [named], [podWith('p', hash)]);
+    expect(summary(plan)).toEqual({
+      currentHash: hash,
+      create: undefined,
+      update: undefined,
+      delete: [],
+      relabel: [],
+      collisionCount: 0,
+    });
+    expect(plan.current.metadata?.name).toBe(named.metadata.name);
+  });
+});
+
 /** The revisions and pods after executing `plan`. */
 function apply(plan: RevisionPlan, revisions: V1ControllerRevision[], pods: V1Pod[]) {
   const deleted = new Set(names(plan.delete));

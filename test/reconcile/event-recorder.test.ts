@@ -1,9 +1,10 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import { dns1123SubdomainErrors } from '../../lib/core/object-names.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { silentLogger } from '../../lib/log/structured-logger.ts';
-import { EventReason, EventRecorder } from '../../lib/reconcile/event-recorder.ts';
+import { daemonSetEvent, EventReason, EventRecorder } from '../../lib/reconcile/event-recorder.ts';
 import { aDaemonSet } from '../support/builders.ts';
 
 function recorder(lingerMs: number) {
@@ -41,5 +42,15 @@ describe('EventRecorder', () => {
     events.normal(ds, EventReason.SuccessfulDelete, 'Deleted pod: a');
     await settle(50);
     expect(written.map((e) => e.reason)).toEqual(['FailedCreate', 'SuccessfulDelete']);
+  });
+});
+
+describe('daemonSetEvent', () => {
+  it('names the events of a 253-character DaemonSet validly and distinctly', () => {
+    const long = aDaemonSet(`${'a'.repeat(240)}.${'b'.repeat(12)}`) as DaemonSet;
+    const now = new Date('2026-01-01T00:00:00Z');
+    const names = [1, 2].map((i) => daemonSetEvent(long, 'Normal', 'r', `m${i}`, now).metadata?.name ?? '');
+    expect(names.map(dns1123SubdomainErrors)).toEqual([[], []]);
+    expect(names[0]).not.toBe(names[1]);
   });
 });

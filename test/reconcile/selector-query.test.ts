@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import { labelSelectorQuery, pairPodsQuery, violationQueries } from '../../lib/reconcile/selector-query.ts';
+import { aDaemonSet } from '../support/builders.ts';
 
 describe('label selector queries', () => {
   it.each([
@@ -38,5 +40,11 @@ describe('label selector queries', () => {
 
   it('selects the pods of one node by the node label', () => {
     expect(pairPodsQuery('ip-10-0-0-1.ec2.internal')).toBe('everynode.dev/node=ip-10-0-0-1.ec2.internal');
+  });
+
+  it('selects the pods made for a 253-character node by the label value they carry', () => {
+    const node = `${'ip-10-0-0-1.'.padEnd(244, 'x')}.internal`;
+    const pod = daemonPodFor(aDaemonSet('agent'), node, 'h');
+    expect(pairPodsQuery(node)).toBe(`everynode.dev/node=${pod.metadata?.labels?.['everynode.dev/node']}`);
   });
 });
