@@ -13,14 +13,16 @@ import { Lru } from './lru.ts';
  */
 export const RECENT_READ_MS = 5_000;
 
-interface Recent<T> {
+/** A copy of an object and when the API server answered it (ms since the epoch). */
+export interface Recent<T> {
   readonly value: T;
   readonly at: number;
 }
 
 /**
- * DaemonSets by uid and resourceVersion, recent reads of DaemonSets and nodes, and current
- * revision hashes by DaemonSet uid, generation and collisionCount.
+ * DaemonSets by uid and resourceVersion, recent reads of DaemonSets and nodes, current revision
+ * hashes by DaemonSet uid, generation and collisionCount, and the uids of DaemonSets known to be
+ * gone or being deleted (no copy of those is handed out again).
  *
  * What may be stale: a DaemonSet under a resourceVersion is exact (an object at a version never
  * changes), but a recent read may be up to {@link RECENT_READ_MS} behind, and a revision hash may
@@ -30,14 +32,21 @@ interface Recent<T> {
  * most a retry or a re-read.
  */
 export class ObjectCache {
-  readonly #daemonSets = new Lru<DaemonSet>(1024);
+  readonly #daemonSets = new Lru<Recent<DaemonSet>>(1024);
+  readonly #gone = new Lru<true>(4096);
   readonly #hashes = new Lru<string>(1024);
   readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
   readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
   daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {
-    return this.#daemonSets.get(`${uid}@${resourceVersion}`);
+    if (this.#gone.get(uid)) return undefined;
+    return this.#daemonSets.get(`${uid}@${resourceVersion}`)?.value;
+  }
+
+  /** When the API server answered the copy {@link daemonSet} returns (ms since the epoch), if cached. */
+  daemonSetReadAt(uid: string, resourceVersion: string): number | undefined {
+    return this.#daemonSets.get(`${uid}@${resourceVersion}`)?.at;
   }
 
   /**
@@ -45,21 +54,38 @@ export class ObjectCache {
    * named version `askedFor` answered this newer object, which later pairs naming `askedFor` may
    * use too (it is at least as fresh as their hints).
    */
-  putDaemonSet(ds: Readonly<DaemonSet>, askedFor?: string): void {
+  putDaemonSet(ds: Readonly<DaemonSet>, readAt: number, askedFor?: string): void {
     const uid = ds.metadata?.uid ?? '';
-    const copy = structuredClone(ds) as DaemonSet;
-    this.#daemonSets.set(`${uid}@${ds.metadata?.resourceVersion ?? ''}`, copy);
-    if (askedFor !== undefined) this.#daemonSets.set(`${uid}@${askedFor}`, copy);
+    if (this.#gone.get(uid)) return;
+    const entry = { value: structuredClone(ds) as DaemonSet, at: readAt };
+    this.#daemonSets.set(`${uid}@${ds.metadata?.resourceVersion ?? ''}`, entry);
+    if (askedFor !== undefined) this.#daemonSets.set(`${uid}@${askedFor}`, entry);
+  }
+
+  /**
+   * Forgets every copy of the DaemonSet `uid` and remembers that it is gone or being deleted, so no
+   * step of this process plans a pod for it from a copy read before. A uid is never reused, so the
+   * mark never needs lifting.
+   */
+  forgetDaemonSet(uid: string): void {
+    this.#gone.set(uid, true);
+    this.#recentDaemonSets.delete(uid);
+  }
+
+  /** True when this process learnt that the DaemonSet `uid` is gone or being deleted. */
+  isGone(uid: string): boolean {
+    return this.#gone.get(uid) === true;
   }
 
   /** The DaemonSet `uid` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */
-  recentDaemonSet(uid: string, nowMs: number): DaemonSet | undefined {
+  recentDaemonSet(uid: string, nowMs: number): Readonly<Recent<DaemonSet>> | undefined {
     const recent = this.#recentDaemonSets.get(uid);
-    return recent !== undefined && nowMs - recent.at < RECENT_READ_MS ? recent.value : undefined;
+    return recent !== undefined && nowMs - recent.at < RECENT_READ_MS ? recent : undefined;
   }
 
   /** Remembers a fresh read of `ds` made at `nowMs`. */
   putRecentDaemonSet(ds: Readonly<DaemonSet>, nowMs: number): void {
+    if (this.#gone.get(ds.metadata?.uid ?? '')) return;
     this.#recentDaemonSets.set(ds.metadata?.uid ?? '', {
       value: structuredClone(ds) as DaemonSet,
       at: nowMs,

@@ -9,6 +9,7 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import { timestampMillis } from '../core/pod-availability.ts';
 import { nodeFromHint, type PairHints, podFromHint } from '../messages/pair-hints.ts';
 import type { PairMessage } from '../messages/work-message.ts';
+import type { Recent } from './object-cache.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { currentRevisionHash } from './revision-hash.ts';
 import { pairPodsQuery } from './selector-query.ts';
@@ -28,24 +29,32 @@ export interface PairRead {
   readonly hinted: boolean;
   /** The resourceVersion of the LIST the pods came from, when they were listed (not hinted). */
   readonly podsListedAt?: string;
+  /** When the API server answered the copy of the DaemonSet in `ds` (ms since the epoch). */
+  readonly dsReadAt: number;
 }
 
 /** Whether a read may come from the reads of the last seconds (see RECENT_READ_MS) or must be fresh. */
 export type Freshness = 'recent' | 'fresh';
 
-/** The DaemonSet the message names, or undefined when it is gone or was re-created with another uid. */
-async function readDaemonSet(
+/**
+ * The DaemonSet the message names and when it was read, or undefined when it is gone, was
+ * re-created with another uid or is being deleted: the process then forgets every copy of it.
+ */
+export async function readDaemonSet(
   deps: ReconcileDeps,
   message: Readonly<PairMessage>,
   freshness: Freshness,
-): Promise<DaemonSet | undefined> {
+): Promise<Recent<DaemonSet> | undefined> {
   const { namespace, name, uid } = message.daemonSet;
+  if (deps.objects.isGone(uid)) return undefined;
   const now = deps.clock().getTime();
   const recent = freshness === 'recent' ? deps.objects.recentDaemonSet(uid, now) : undefined;
   if (recent !== undefined) return recent;
   const ds = await deps.kube.getDaemonSet(namespace, name);
   if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, now);
-  return ds?.metadata?.uid === uid ? ds : undefined;
+  if (ds?.metadata?.uid === uid && !ds.metadata.deletionTimestamp) return { value: ds, at: now };
+  deps.objects.forgetDaemonSet(uid);
+  return undefined;
 }
 
 /** The node, from the reads of the last seconds when allowed, else a GET. */
@@ -85,17 +94,27 @@ export async function readPair(
   deps: ReconcileDeps,
   message: Readonly<PairMessage>,
   freshness: Freshness,
-  known?: Readonly<DaemonSet>,
+  known?: Readonly<Recent<DaemonSet>>,
 ): Promise<PairRead | undefined> {
-  const ds = known ?? (await readDaemonSet(deps, message, freshness));
-  if (ds === undefined) return undefined;
+  const read = known ?? (await readDaemonSet(deps, message, freshness));
+  if (read === undefined) return undefined;
+  const ds = read.value;
   const nodeName = message.node.name;
   const [node, listed, currentHash] = await Promise.all([
     readNode(deps, nodeName, freshness),
     readPairPods(deps, ds, nodeName),
     currentRevisionHash(deps, ds),
   ]);
-  return { ds, node, nodeName, pods: listed.pods, currentHash, hinted: false, podsListedAt: listed.listedAt };
+  return {
+    ds,
+    node,
+    nodeName,
+    pods: listed.pods,
+    currentHash,
+    hinted: false,
+    podsListedAt: listed.listedAt,
+    dsReadAt: read.at,
+  };
 }
 
 /** True when hints observed at `observedAt` are recent enough to plan from at `now`. */
@@ -109,13 +128,15 @@ async function hintedDaemonSet(
   deps: ReconcileDeps,
   message: Readonly<PairMessage>,
   hints: Readonly<PairHints>,
-): Promise<DaemonSet | undefined> {
+): Promise<Recent<DaemonSet> | undefined> {
   const { uid } = message.daemonSet;
-  const cached = deps.objects.daemonSet(uid, hints.daemonSet.resourceVersion);
-  if (cached !== undefined) return cached;
-  const ds = await readDaemonSet(deps, message, 'fresh');
-  if (ds !== undefined) deps.objects.putDaemonSet(ds, hints.daemonSet.resourceVersion);
-  return ds;
+  const { resourceVersion } = hints.daemonSet;
+  const cached = deps.objects.daemonSet(uid, resourceVersion);
+  const at = deps.objects.daemonSetReadAt(uid, resourceVersion);
+  if (cached !== undefined && at !== undefined) return { value: cached, at };
+  const read = await readDaemonSet(deps, message, 'fresh');
+  if (read !== undefined) deps.objects.putDaemonSet(read.value, read.at, resourceVersion);
+  return read;
 }
 
 /**
@@ -131,10 +152,11 @@ export async function readHintedPair(
   const hints = message.hints;
   if (hints === undefined || !hintsAreFresh(hints.observedAt, deps.clock()))
     return readPair(deps, message, 'recent');
-  const ds = await hintedDaemonSet(deps, message, hints);
-  if (ds === undefined) return undefined;
+  const read = await hintedDaemonSet(deps, message, hints);
+  if (read === undefined) return undefined;
+  const ds = read.value;
   if ((ds.metadata?.generation ?? 0) !== (hints.daemonSet.generation ?? ds.metadata?.generation ?? 0)) {
-    return readPair(deps, message, 'recent', ds);
+    return readPair(deps, message, 'recent', read);
   }
   const nodeName = message.node.name;
   const namespace = ds.metadata?.namespace ?? 'default';
@@ -152,8 +174,43 @@ export async function readHintedPair(
       currentHash,
       hinted: true,
       podsListedAt: listed.listedAt,
+      dsReadAt: read.at,
     };
   }
   const pods = hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
-  return { ds, node, nodeName, pods, currentHash, hinted: true };
+  return { ds, node, nodeName, pods, currentHash, hinted: true, dsReadAt: read.at };
+}
+
+/**
+ * When the message's trigger was observed (ms since the epoch), or undefined for a DaemonSet step's
+ * fan-out (hints naming no pods version): that step read the DaemonSet itself just before. The
+ * relay's hints say when it saw the event; without hints, the batch's arrival bounds it.
+ */
+function triggeredAt(message: Readonly<PairMessage>, receivedAt: number): number | undefined {
+  const { hints } = message;
+  if (hints === undefined) return receivedAt;
+  if (hints.podsResourceVersion === undefined) return undefined;
+  return timestampMillis(hints.observedAt) ?? receivedAt;
+}
+
+/**
+ * `read`, confirmed before it creates a pod. A DaemonSet may be deleted just before the event that
+ * triggered the pair — background deletion removes the DaemonSet first and then its pods, whose
+ * DELETED events each make a pair — so a copy of the DaemonSet read before the trigger is asked of
+ * the API server again (one GET). Undefined when it is gone or being deleted (the process then
+ * forgets it); the pair read again when the DaemonSet changed; `read` itself otherwise.
+ */
+export async function confirmedForCreate(
+  deps: ReconcileDeps,
+  message: Readonly<PairMessage>,
+  read: Readonly<PairRead>,
+  receivedAt: number,
+): Promise<PairRead | undefined> {
+  const trigger = triggeredAt(message, receivedAt);
+  if (trigger === undefined || read.dsReadAt >= trigger) return read;
+  const fresh = await readDaemonSet(deps, message, 'fresh');
+  if (fresh === undefined) return undefined;
+  if (fresh.value.metadata?.resourceVersion === read.ds.metadata?.resourceVersion)
+    return { ...read, dsReadAt: fresh.at };
+  return readPair(deps, message, 'fresh', fresh);
 }

@@ -22,7 +22,11 @@ import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './
 export const SELECTING_ALL_MESSAGE =
   'This daemon set is selecting all pods. A non-empty selector is required.';
 
-/** The DaemonSet the message names, or undefined when there is nothing to do (gone, re-created, being deleted). */
+/**
+ * The DaemonSet the message names, or undefined when there is nothing to do (gone, re-created, being
+ * deleted): the process then forgets every copy of the one the message named, so no step of it plans
+ * a pod from a copy read before.
+ */
 async function readDaemonSet(
   deps: ReconcileDeps,
   message: Readonly<DaemonSetMessage>,
@@ -30,9 +34,12 @@ async function readDaemonSet(
   const { namespace, name, uid } = message.daemonSet;
   const ds = await deps.kube.getDaemonSet(namespace, name);
   if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, deps.clock().getTime());
-  if (ds === undefined || (uid !== undefined && ds.metadata?.uid !== uid)) return undefined;
+  const named = uid === undefined || ds?.metadata?.uid === uid;
   // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
-  return ds.metadata?.deletionTimestamp ? undefined : ds;
+  if (ds !== undefined && named && !ds.metadata?.deletionTimestamp) return ds;
+  const gone = uid ?? (named ? ds?.metadata?.uid : undefined);
+  if (gone !== undefined) deps.objects.forgetDaemonSet(gone);
+  return undefined;
 }
 
 /**

@@ -28,7 +28,7 @@ export async function reconcileMessage(
   }
   switch (message.kind) {
     case 'pair':
-      return reconcilePair(deps, message);
+      return reconcilePair(deps, message, receivedAt);
     case 'daemonset':
       return deps.daemonSetSteps.run(() => reconcileDaemonSet(deps, message, receivedAt));
     case 'node':

@@ -6,9 +6,10 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../core/controller-ref.ts';
-import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../core/daemon-pod.ts';
+import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { planPair } from '../core/pair-plan.ts';
+import { timestampMillis } from '../core/pod-availability.ts';
 import { fromJson } from '../kube/object-codec.ts';
 import type { DaemonSetVersion, NodeHints } from '../messages/node-hints.ts';
 import { nodeFromHint, podFromHint } from '../messages/pair-hints.ts';
@@ -21,6 +22,7 @@ import { terminationWaitSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { reconcilePair } from './reconcile-pair.ts';
 import { currentRevisionHashes } from './revision-hash.ts';
+import { pairPodsQuery } from './selector-query.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 
 /**
@@ -41,7 +43,7 @@ async function podsBoundTo(deps: ReconcileDeps, nodeName: string): Promise<V1Pod
  */
 async function withUnboundPods(deps: ReconcileDeps, nodeName: string, bound: V1Pod[]): Promise<V1Pod[]> {
   const unbound = await deps.kube.listPods({
-    labelSelector: `${NODE_LABEL}=${nodeLabelValue(nodeName)}`,
+    labelSelector: pairPodsQuery(nodeName),
     fieldSelector: 'spec.nodeName=',
     allowStale: true,
   });
@@ -91,8 +93,10 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
  */
 async function listDaemonSets(deps: ReconcileDeps): Promise<DaemonSet[]> {
   const listed = await deps.kube.listDaemonSets({ allowStale: true });
-  for (const ds of listed.items) deps.objects.putDaemonSet(ds);
-  return listed.items;
+  const readAt = deps.clock().getTime();
+  const live = listed.items.filter((ds) => !deps.objects.isGone(ds.metadata?.uid ?? ''));
+  for (const ds of live) deps.objects.putDaemonSet(ds, readAt);
+  return live;
 }
 
 /**
@@ -103,8 +107,12 @@ async function hintedDaemonSets(
   deps: ReconcileDeps,
   hints: Readonly<NodeHints>,
 ): Promise<readonly DaemonSet[]> {
-  const found = hints.daemonSets.map(
-    (entry) => deps.objects.daemonSet(entry.uid, entry.resourceVersion) ?? daemonSetFromHint(deps, entry),
+  // A DaemonSet this process knows to be gone or being deleted gets no pod, and needs no LIST.
+  const live = hints.daemonSets.filter((entry) => !deps.objects.isGone(entry.uid));
+  const found = live.map(
+    (entry) =>
+      deps.objects.daemonSet(entry.uid, entry.resourceVersion) ??
+      daemonSetFromHint(deps, entry, timestampMillis(hints.observedAt) ?? 0),
   );
   const daemonSets = found.every((ds) => ds !== undefined) ? found : await listDaemonSets(deps);
   for (const { uid, resourceVersion, revisionHash } of hints.daemonSets) {
@@ -116,13 +124,20 @@ async function hintedDaemonSets(
   return daemonSets;
 }
 
-/** The DaemonSet a hint carries whole, cached; undefined when it carries none or another one. */
-function daemonSetFromHint(deps: ReconcileDeps, entry: Readonly<DaemonSetVersion>): DaemonSet | undefined {
-  if (entry.object === undefined) return undefined;
+/**
+ * The DaemonSet a hint carries whole, cached as of `observedAt` (when the relay knew it); undefined
+ * when it carries none, another one, or one this process knows to be gone.
+ */
+function daemonSetFromHint(
+  deps: ReconcileDeps,
+  entry: Readonly<DaemonSetVersion>,
+  observedAt: number,
+): DaemonSet | undefined {
+  if (entry.object === undefined || deps.objects.isGone(entry.uid)) return undefined;
   const ds = fromJson<DaemonSet>(structuredClone(entry.object), 'V1DaemonSet');
   if (ds.metadata?.uid !== entry.uid || ds.metadata.resourceVersion !== entry.resourceVersion)
     return undefined;
-  deps.objects.putDaemonSet(ds);
+  deps.objects.putDaemonSet(ds, observedAt);
   return ds;
 }
 

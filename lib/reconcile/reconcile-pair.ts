@@ -9,7 +9,7 @@ import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
-import { type PairRead, readHintedPair, readPair } from './pair-reader.ts';
+import { confirmedForCreate, type PairRead, readHintedPair, readPair } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
@@ -42,14 +42,18 @@ export function planRead(read: Readonly<PairRead>, now: Date): Action[] {
 export async function reconcilePair(
   deps: ReconcileDeps,
   message: Readonly<PairMessage>,
+  receivedAt = Date.now(),
 ): Promise<StepReport> {
   if (accountedFor(deps, message)) return emptyReport();
   const reports: StepReport[] = [];
   let read = await readHintedPair(deps, message);
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (read === undefined || !isActionable(read.ds)) return sumReports(...reports);
     const now = deps.clock();
-    const actions = planRead(read, now);
+    const planned =
+      read === undefined ? undefined : await planConfirmed(deps, message, read, now, receivedAt);
+    if (planned === undefined) return sumReports(...reports);
+    const { actions } = planned;
+    read = planned.read;
     const verifyNameClashes = read.podsListedAt === undefined;
     const result = await executeActions(deps, read.ds, actions, { pods: read.pods, verifyNameClashes });
     reports.push(result.report, hintedReport(read));
@@ -64,6 +68,26 @@ export async function reconcilePair(
     read = await readPair(deps, message, 'fresh');
   }
   throw new PairConflictError(message);
+}
+
+/**
+ * The plan for `read`, its DaemonSet confirmed first when the plan creates a pod (see
+ * `confirmedForCreate`); undefined when there is nothing to do: the DaemonSet is gone, being
+ * deleted or invalid.
+ */
+async function planConfirmed(
+  deps: ReconcileDeps,
+  message: Readonly<PairMessage>,
+  read: PairRead,
+  now: Date,
+  receivedAt: number,
+): Promise<{ read: PairRead; actions: Action[] } | undefined> {
+  if (!isActionable(read.ds)) return undefined;
+  const actions = planRead(read, now);
+  if (!actions.some((action) => action.type === 'create')) return { read, actions };
+  const confirmed = await confirmedForCreate(deps, message, read, receivedAt);
+  if (confirmed === undefined || !isActionable(confirmed.ds)) return undefined;
+  return confirmed === read ? { read, actions } : { read: confirmed, actions: planRead(confirmed, now) };
 }
 
 function pairKeyOf(message: Readonly<PairMessage>): string {

@@ -111,7 +111,7 @@ export async function syncClaimedDaemonSet(
     { ...ds, status: { ...ds.status, collisionCount: revision.collisionCount } } as DaemonSet,
     currentHash,
   );
-  deps.objects.putDaemonSet(ds);
+  deps.objects.putDaemonSet(ds, reads.listedAt);
   const now = deps.clock();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods);
   const rollout = planRollout({ ds, nodes: views, currentHash, now });
