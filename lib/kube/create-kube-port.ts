@@ -1,6 +1,7 @@
 /**
  * The adapter of the KubePort over `@kubernetes/client-node` 1.4.0.
  */
+import { clusterIdentityOperations } from './cluster-identity.ts';
 import { daemonSetOperations } from './daemon-set-operations.ts';
 import { kubeApisFor, type RequestHooks } from './kube-apis.ts';
 import type { KubeConnection } from './kube-connection.ts';
@@ -92,6 +93,7 @@ export function createKubePort(options: Readonly<KubePortOptions>): KubePort {
     ...daemonSetOperations(apis, managedKind),
     ...podOperations(apis),
     ...revisionOperations(apis),
+    ...clusterIdentityOperations(apis, options.connection),
     watch<R extends WatchedResource>(resource: R, watchOptions: WatchOptions) {
       const request = watchRequestFor(resource, managedKind, watchOptions);
       return watchEvents<WatchedObjects[R]>(options.connection, hooks, request) as AsyncIterable<

@@ -1,7 +1,8 @@
 /**
  * Typed errors of the Kubernetes API, one class per answer the pipeline treats differently
  * (apimachinery pkg/api/errors: IsAlreadyExists, IsConflict, IsNotFound, IsInvalid,
- * IsTooManyRequests, IsGone, IsForbidden, IsUnauthorized, IsInternalError/IsServerTimeout).
+ * IsTooManyRequests, IsGone, IsForbidden, IsUnauthorized, IsInternalError/IsServerTimeout; and
+ * apiserver storage `IsTooLargeResourceVersion`).
  */
 import { EverynodeError } from '../errors/everynode-error.ts';
 
@@ -101,6 +102,14 @@ export class ServerError extends KubeApiError {
     super(message, true, details);
   }
 }
+
+/**
+ * 504 Timeout "Too large resource version": the read asked for a resourceVersion the server has
+ * not reached (storage.NewTooLargeResourceVersionError; client-go reflector.go
+ * `isTooLargeResourceVersionError`). Retryable, as it may catch up; a version that never will (from
+ * another cluster, or from before an etcd restore) needs a fresh list instead.
+ */
+export class TooLargeResourceVersionError extends ServerError {}
 
 /** 403 Forbidden: RBAC denies the request; nothing changes until the role does. */
 export class ForbiddenError extends KubeApiError {

@@ -37,13 +37,17 @@ export function readResourceVersion(options: Readonly<ReadOptions> | undefined):
 
 /** client-node list parameters of `options`. */
 export function listParameters(options: Readonly<ListOptions> = {}) {
+  const { notOlderThan } = options;
   return {
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
     limit: options.limit,
     _continue: options.continue,
     // Stale lists (resourceVersion=0) come from the watch cache; see readResourceVersion.
-    resourceVersion: readResourceVersion(options),
+    resourceVersion: notOlderThan ?? readResourceVersion(options),
+    // Explicit, as the API concepts recommend whenever resourceVersion is set: without it a
+    // resourceVersion with a limit means an exact match ("legacy exact match", served by etcd).
+    resourceVersionMatch: notOlderThan ? 'NotOlderThan' : undefined,
   };
 }
 

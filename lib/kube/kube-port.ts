@@ -33,6 +33,13 @@ export interface ListOptions extends ReadOptions {
   readonly limit?: number;
   /** The `continue` token of the previous page. */
   readonly continue?: string;
+  /**
+   * List at a version not older than this one (`resourceVersion=<v>&resourceVersionMatch=
+   * NotOlderThan`, which replaces `allowStale`). The API server waits a few seconds for its watch
+   * cache to reach it, then answers TooLargeResourceVersionError: the version is one this cluster
+   * never reached (a checkpoint of another cluster, or from before its etcd was restored).
+   */
+  readonly notOlderThan?: string;
 }
 
 /** A list answer: the items, the list's resourceVersion (to watch from), and the next page's token. */
@@ -40,6 +47,17 @@ export interface ListResult<T> {
   readonly items: T[];
   readonly resourceVersion: string;
   readonly continue?: string;
+}
+
+/**
+ * Which cluster the API server serves: its URL and the uid of its `kube-system` namespace, which
+ * a cluster keeps for its whole life (a restore of its etcd keeps it too) and a new cluster, even
+ * one under the same name or URL, does not share.
+ */
+export interface ClusterIdentity {
+  /** The API server's base URL, without a trailing slash. */
+  readonly server: string;
+  readonly kubeSystemUid: string;
 }
 
 /** The identity of a namespaced object a write is guarded by. */
@@ -152,13 +170,21 @@ export interface KubePort {
   /** Deletes the revision if it still has `uid` (and `resourceVersion`, when given). */
   deleteControllerRevision(target: ObjectPreconditions): Promise<void>;
 
+  /**
+   * The identity of the cluster (one GET of the `kube-system` namespace), which tells a checkpoint
+   * of this cluster from one of another.
+   */
+  getClusterIdentity(): Promise<ClusterIdentity>;
+
   /** Records a core/v1 Event (build it with `eventFor`). */
   createEvent(event: Readonly<CoreV1Event>): Promise<void>;
 
   /**
    * The changes of `resource` after `options.resourceVersion`, with bookmarks, until the API server
    * ends the watch (the iteration then ends) or `options.signal` aborts. A watch whose
-   * resourceVersion is too old throws GoneError: list again and watch from the new list.
+   * resourceVersion is too old throws GoneError: list again and watch from the new list. A watch
+   * from a version the server has not reached yet sends nothing until the server passes it: check
+   * such a version first with a list `notOlderThan` it.
    */
   watch<R extends WatchedResource>(
     resource: R,

@@ -51,6 +51,7 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
             p.labelSelector,
             p.limit,
             p.resourceVersion,
+            p.resourceVersionMatch,
           ),
           type: 'V1NodeList',
           otherwise: (response) => coreResponses.listNodeWithHttpInfo(response),
@@ -75,6 +76,7 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
                 p.labelSelector,
                 p.limit,
                 p.resourceVersion,
+                p.resourceVersionMatch,
               )
             : coreRequests.listPodForAllNamespaces(
                 undefined,
@@ -84,6 +86,7 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
                 p.limit,
                 undefined,
                 p.resourceVersion,
+                p.resourceVersionMatch,
               ),
           type: 'V1PodList',
           otherwise: (response) =>

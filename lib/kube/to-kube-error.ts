@@ -16,6 +16,7 @@ import {
   NotFoundError,
   ServerError,
   type StatusCause,
+  TooLargeResourceVersionError,
   TooManyRequestsError,
   UnauthorizedError,
 } from './kube-api-errors.ts';
@@ -54,10 +55,26 @@ function retryAfterSeconds(headers: ApiAnswer['headers'], status: StatusBody): n
   return status.details?.retryAfterSeconds ?? 1;
 }
 
+/** What client-go's reflector.go `isTooLargeResourceVersionError` recognises. */
+const TOO_LARGE = 'Too large resource version';
+
+/**
+ * Whether the answer says the requested resourceVersion is newer than the server's (client-go
+ * reflector.go `isTooLargeResourceVersionError`): the cause type ResourceVersionTooLarge, or, from
+ * servers before 1.18.6 that set no cause type, a Timeout whose cause or message says so.
+ */
+function isTooLargeResourceVersion(code: number, status: StatusBody): boolean {
+  const causes = status.details?.causes ?? [];
+  if (causes.some((cause) => cause.reason === 'ResourceVersionTooLarge')) return true;
+  if (status.reason !== 'Timeout' && code !== 504) return false;
+  return causes.some((cause) => cause.message === TOO_LARGE) || (status.message ?? '').includes(TOO_LARGE);
+}
+
 /**
  * The typed error for the API server's answer `answer` to the request described by `doing`
  * ("creating pod x for node n1"): 409 AlreadyExists / Conflict, 404, 422, 400, 410, 429 (with its
- * Retry-After), 401, 403, 5xx; any other code is a KubeApiError, retryable only for 408.
+ * Retry-After), 401, 403, 5xx (a 504 "Too large resource version" as TooLargeResourceVersionError);
+ * any other code is a KubeApiError, retryable only for 408.
  */
 export function apiErrorOf(answer: ApiAnswer, doing: string, cause?: unknown): KubeApiError {
   const status = statusOf(answer.body);
@@ -94,7 +111,10 @@ export function apiErrorOf(answer: ApiAnswer, doing: string, cause?: unknown): K
         retryAfterSeconds: retryAfterSeconds(answer.headers, status),
       });
   }
-  if (answer.code >= 500) return new ServerError(message, details);
+  if (answer.code >= 500)
+    return isTooLargeResourceVersion(answer.code, status)
+      ? new TooLargeResourceVersionError(message, details)
+      : new ServerError(message, details);
   return new KubeApiError(message, answer.code === 408, details);
 }
 

@@ -2,12 +2,13 @@
  * Where the relay keeps the resourceVersions it resumes its watches from: an SSM parameter on AWS
  * (`relay-checkpoint-ssm.ts`), a JSON file locally. A checkpoint only ever names versions whose
  * events the bus has accepted, so resuming from it can repeat events (the work queue de-duplicates
- * them) but never skip one.
+ * them) but never skip one. It also names the cluster it was taken in (`ClusterIdentity`): versions
+ * mean nothing in another cluster, so the relay resumes only from a checkpoint of its own.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import type { TriggeringResource } from '../kube/kube-port.ts';
+import type { ClusterIdentity, TriggeringResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import { managedKinds } from '../kube/managed-kind.ts';
 
@@ -15,6 +16,8 @@ import { managedKinds } from '../kube/managed-kind.ts';
 export interface RelayCheckpoint {
   readonly managedKind: ManagedKind;
   readonly resourceVersions: Readonly<Partial<Record<TriggeringResource, string>>>;
+  /** The cluster the versions are of; absent in checkpoints written before it was recorded. */
+  readonly cluster?: ClusterIdentity;
   /** When it was written (for operators reading the parameter). */
   readonly savedAt?: string;
 }
@@ -34,6 +37,7 @@ const checkpointSchema = z.object({
     pods: z.string().min(1).optional(),
     daemonsets: z.string().min(1).optional(),
   }),
+  cluster: z.object({ server: z.string().min(1), kubeSystemUid: z.string().min(1) }).optional(),
   savedAt: z.string().optional(),
 });
 

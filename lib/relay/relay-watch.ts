@@ -27,7 +27,7 @@ import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-tr
 /** The KubePort methods the relay uses. */
 export type RelayKube = Pick<
   KubePort,
-  'listNodes' | 'listPods' | 'listDaemonSets' | 'listControllerRevisions' | 'watch'
+  'listNodes' | 'listPods' | 'listDaemonSets' | 'listControllerRevisions' | 'watch' | 'getClusterIdentity'
 >;
 
 /**

@@ -4,13 +4,14 @@
  * checkpointing how far it got so that the next relay (a restart, the next scheduled run on AWS)
  * resumes there; and of ControllerRevisions, for the revision hashes its hints carry.
  */
-import type { TriggeringResource, WatchedResource } from '../kube/kube-port.ts';
+import type { ClusterIdentity, TriggeringResource, WatchedResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
-import type { EventBus } from '../queue/event-bus.ts';
-import type { RelayCheckpoint, RelayCheckpointStore } from './relay-checkpoint.ts';
+import type { BusEvent, EventBus } from '../queue/event-bus.ts';
+import type { RelayCheckpointStore } from './relay-checkpoint.ts';
 import { RelayNodeContext } from './relay-node-context.ts';
 import { RelayPublisher, type WatchPositions } from './relay-publisher.ts';
+import { planResume, type ResumePlan } from './relay-resume.ts';
 import { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent } from './relay-trigger.ts';
 import { type RelayKube, type RelayStats, ResourceWatch } from './relay-watch.ts';
@@ -54,13 +55,30 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-function resumePoints(
-  checkpoint: RelayCheckpoint | undefined,
-  managedKind: ManagedKind,
-): Partial<Record<TriggeringResource, string>> {
-  // A checkpoint taken while managing the other kind names versions of another DaemonSet resource.
-  if (checkpoint === undefined || checkpoint.managedKind !== managedKind) return {};
-  return checkpoint.resourceVersions;
+/**
+ * The identity of the cluster (one GET, recorded in every checkpoint written) and where each
+ * resource resumes: only from a checkpoint of this cluster, at versions it has reached.
+ */
+async function resumeFor(
+  options: Readonly<RelayOptions>,
+): Promise<{ identity: ClusterIdentity; plan: ResumePlan }> {
+  const [checkpoint, identity] = await Promise.all([
+    options.checkpoints.load(),
+    options.kube.getClusterIdentity(),
+  ]);
+  const { kube, managedKind, logger } = options;
+  return { identity, plan: await planResume({ kube, managedKind, logger, checkpoint, identity }) };
+}
+
+/**
+ * The resync request of a start where some resources have no usable checkpointed version (what
+ * changed before their LIST is unknown), saying why; undefined when every resource resumes.
+ */
+function startResync(plan: Readonly<ResumePlan>, clock: () => Date): BusEvent | undefined {
+  const cold = RELAYED_RESOURCES.filter((resource) => plan.resumeFrom[resource] === undefined);
+  if (cold.length === 0) return undefined;
+  const why = plan.why === undefined ? '' : `: ${plan.why}`;
+  return resyncTriggerEvent(`relay started without a checkpoint for ${cold.join(', ')}${why}`, clock());
 }
 
 /** The options every resource's watch shares. */
@@ -86,15 +104,17 @@ function sharedWatchOptions(
 }
 
 /**
- * Starts the relay: loads the checkpoint, makes the first LIST of every resource (rejecting when the
- * cluster cannot be listed), and watches. A resource without a checkpointed version starts from its
- * LIST, and then one resync trigger is published: what changed before that LIST is unknown.
+ * Starts the relay: loads the checkpoint and checks it is of this cluster and its versions reached
+ * (`relay-resume.ts`), makes the first LIST of every resource (rejecting when the cluster cannot
+ * be listed), and watches. A resource without a usable checkpointed version starts from its LIST,
+ * and then one resync trigger is published: what changed before that LIST is unknown.
  */
 export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay> {
   const clock = options.clock ?? (() => new Date());
-  const resume = resumePoints(await options.checkpoints.load(), options.managedKind);
+  const { identity, plan } = await resumeFor(options);
   const controller = new AbortController();
-  const stats: RelayStats = { forwarded: 0, dropped: 0, coalesced: 0, relists: 0 };
+  // A checkpointed version the cluster has not reached is relisted, as after a 410 Gone.
+  const stats: RelayStats = { forwarded: 0, dropped: 0, coalesced: 0, relists: plan.relisted.length };
   let published = 0;
   const publisher = new RelayPublisher({
     bus: options.bus,
@@ -109,19 +129,16 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
   });
   const watchOptions = sharedWatchOptions(options, publisher, stats, controller.signal, clock);
   const watches = RELAYED_RESOURCES.map(
-    (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: resume[resource] }),
+    (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: plan.resumeFrom[resource] }),
   );
   const hintWatches = HINT_RESOURCES.map(
     (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: undefined }),
   );
   await Promise.all([...watches, ...hintWatches].map((watch) => watch.start()));
-  const cold = RELAYED_RESOURCES.filter((resource) => resume[resource] === undefined);
-  if (cold.length > 0) {
-    publisher.add(resyncTriggerEvent(`relay started without a checkpoint for ${cold.join(', ')}`, clock()));
-  }
+  publisher.add(startResync(plan, clock));
   // The start positions, published with the resync above: a checkpoint never drops a resource.
   for (const watch of watches) publisher.add(undefined, watch.resource, watch.startPosition);
-  const checkpointer = new Checkpointer(options, publisher);
+  const checkpointer = new Checkpointer(options, publisher, identity);
   const running = Promise.all([...watches, ...hintWatches].map((watch) => watch.run()));
   const done = superviseRelay(running, publisher, checkpointer, controller, options);
   done.catch(() => undefined);
@@ -172,6 +189,7 @@ class Checkpointer {
   constructor(
     private readonly options: Readonly<RelayOptions>,
     private readonly publisher: RelayPublisher,
+    private readonly cluster: ClusterIdentity,
   ) {}
 
   save(): Promise<void> {
@@ -185,6 +203,7 @@ class Checkpointer {
     await this.options.checkpoints.save({
       managedKind: this.options.managedKind,
       resourceVersions: { ...positions },
+      cluster: this.cluster,
       savedAt: (this.options.clock?.() ?? new Date()).toISOString(),
     });
     this.saved = positions;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 import { lastRequestOf, startTinyApiServer, useTinyApiServer } from './tiny-api-server.ts';
@@ -7,6 +8,7 @@ import { tinyKubePort } from './tiny-kube-port.ts';
 const server = useTinyApiServer();
 
 const lastRequest = () => lastRequestOf(server);
+const notOlder = { notOlderThan: '42', limit: 1 };
 
 describe('connections', () => {
   it('sends several sequential requests over one keep-alive TCP connection', async () => {
@@ -58,6 +60,56 @@ describe('requests', () => {
     expect(lastRequest().query.get('resourceVersion')).toBe('0');
     await port.getNode('n1');
     expect(lastRequest().query.has('resourceVersion')).toBe(false);
+  });
+
+  it.each([
+    {
+      name: 'nodes',
+      managedKind: 'apps/v1',
+      list: (p: KubePort) => p.listNodes(notOlder),
+      path: '/api/v1/nodes',
+    },
+    {
+      name: 'pods in all namespaces',
+      managedKind: 'apps/v1',
+      list: (p: KubePort) => p.listPods({ ...notOlder, labelSelector: 'a' }),
+      path: '/api/v1/pods',
+    },
+    {
+      name: 'pods in a namespace',
+      managedKind: 'apps/v1',
+      list: (p: KubePort) => p.listPods({ ...notOlder, namespace: 'ns' }),
+      path: '/api/v1/namespaces/ns/pods',
+    },
+    {
+      name: 'apps/v1 DaemonSets',
+      managedKind: 'apps/v1',
+      list: (p: KubePort) => p.listDaemonSets(notOlder),
+      path: '/apis/apps/v1/daemonsets',
+    },
+    {
+      name: 'everynode.dev/v1 DaemonSets',
+      managedKind: 'everynode.dev/v1',
+      list: (p: KubePort) => p.listDaemonSets(notOlder),
+      path: '/apis/everynode.dev/v1/daemonsets',
+    },
+  ] as const)('lists $name not older than a version (resourceVersionMatch=NotOlderThan)', async (c) => {
+    server.answer = { status: 200, body: { items: [], metadata: { resourceVersion: '60' } } };
+    const { port } = tinyKubePort(server.url, { managedKind: c.managedKind });
+    await c.list(port);
+    expect(lastRequest().path).toBe(c.path);
+    expect(Object.fromEntries(lastRequest().query)).toMatchObject({
+      resourceVersion: '42',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: '1',
+    });
+  });
+
+  it('reads the cluster identity from the kube-system namespace, with the server URL', async () => {
+    server.answer = { status: 200, body: { metadata: { name: 'kube-system', uid: 'ks-uid' } } };
+    const { port } = tinyKubePort(server.url);
+    await expect(port.getClusterIdentity()).resolves.toEqual({ server: server.url, kubeSystemUid: 'ks-uid' });
+    expect(lastRequest()).toMatchObject({ method: 'GET', path: '/api/v1/namespaces/kube-system' });
   });
 
   it('deletes a pod with uid and resourceVersion preconditions', async () => {

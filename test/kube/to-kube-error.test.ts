@@ -10,6 +10,7 @@ import {
   KubeConnectionError,
   NotFoundError,
   ServerError,
+  TooLargeResourceVersionError,
   TooManyRequestsError,
   UnauthorizedError,
 } from '../../lib/kube/kube-api-errors.ts';
@@ -119,6 +120,41 @@ const cases: ErrorCase[] = [
     retryable: true,
     message:
       /^listing pods in namespace kube-system matching app=fluentd: etcdserver: request timed out \(HTTP 500 InternalError\)$/,
+  },
+  {
+    name: '504 Too large resource version, by its cause type',
+    answer: {
+      status: 504,
+      body: statusBody(504, 'Timeout', 'Timeout: Too large resource version: 90, current: 12', {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      }),
+    },
+    call: (p) => p.listNodes({ notOlderThan: '90', limit: 1 }),
+    type: TooLargeResourceVersionError,
+    retryable: true,
+    message: /^listing nodes: Timeout: Too large resource version: 90, current: 12 \(HTTP 504 Timeout\)$/,
+    check: (error) => expect(error).toBeInstanceOf(ServerError),
+  },
+  {
+    name: '504 Too large resource version from a server before 1.17 (no cause, only the message)',
+    answer: {
+      status: 504,
+      body: statusBody(504, 'Timeout', 'Timeout: Too large resource version: 90, current: 12'),
+    },
+    call: (p) => p.listNodes({ notOlderThan: '90', limit: 1 }),
+    type: TooLargeResourceVersionError,
+    retryable: true,
+    message: /Too large resource version/,
+  },
+  {
+    name: '504 Timeout of another kind stays a ServerError',
+    answer: { status: 504, body: statusBody(504, 'Timeout', 'Timeout: request did not complete within 60s') },
+    call: (p) => p.listNodes(),
+    type: ServerError,
+    retryable: true,
+    message: /^listing nodes: Timeout: request did not complete/,
+    check: (error) => expect(error).not.toBeInstanceOf(TooLargeResourceVersionError),
   },
   {
     name: '503 without a Status body',

@@ -1,6 +1,8 @@
 /**
  * GET of a collection: selectors, resourceVersion semantics (unset / "0" / NotOlderThan / Exact),
  * limit and continue with consistent pages, and the list, Table or PartialObjectMetadataList body.
+ * A list not older than a version the store has not reached waits for it as the watch cache does,
+ * then answers 504 Too large resource version (`api-wait-until-fresh.ts`).
  */
 
 import { SimApiError } from '../schema/api-error.ts';
@@ -14,6 +16,7 @@ import {
   validateListQuery,
 } from './api-list-options.ts';
 import { renderingFor, sendJson } from './api-response.ts';
+import { waitUntilFresh } from './api-wait-until-fresh.ts';
 import { toTable } from './table.ts';
 
 const idOf = (o: Readonly<KubeObject>): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -114,10 +117,24 @@ function listBody(ctx: HandlerContext, items: readonly KubeObject[], meta: objec
   return `{"kind":${JSON.stringify(resource.listKind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`;
 }
 
+/**
+ * The version a list must be at least as new as, when the watch cache serves it and waits for it:
+ * `resourceVersionMatch=NotOlderThan`, or a resourceVersion without match nor limit (the cacher's
+ * delegator.go `shouldDelegateList` sends Exact, continue and a limit without match to etcd).
+ */
+function minimumVersion(q: Readonly<ListQuery>): number | undefined {
+  if (q.continueToken || q.resourceVersion === '' || q.resourceVersion === '0') return undefined;
+  if (q.resourceVersionMatch === 'Exact' || (q.resourceVersionMatch === '' && q.limit > 0)) return undefined;
+  const version = Number(q.resourceVersion);
+  return Number.isInteger(version) ? version : undefined;
+}
+
 /** Answers a list request. */
-export function handleList(ctx: HandlerContext): void {
+export async function handleList(ctx: HandlerContext): Promise<void> {
   const q = listQueryOf(ctx.request.query, false);
   validateListQuery(q);
+  const minimum = minimumVersion(q);
+  if (minimum !== undefined) await waitUntilFresh(ctx.server.store, minimum);
   const rendering = renderingFor(ctx.req.headers.accept);
   const { items, meta } = page(ctx, q);
   if (rendering === 'Table') {

@@ -4,7 +4,11 @@
  * resourceVersion order: initial ADDED events for resourceVersion "" / "0" / sendInitialEvents,
  * replay from the watch window for a given resourceVersion (ERROR 410 Expired when it is too old),
  * BOOKMARK events when allowed, and the end of the stream at timeoutSeconds, or when absent after
- * the server's random --min-request-timeout lifetime.
+ * the server's random --min-request-timeout lifetime. A watch from a version the store has not
+ * reached sends nothing until the store passes it, as the watch cache's cacheWatcher only sends
+ * events newer than the version asked for (cacher.go `cacheWatcher.process`); with
+ * sendInitialEvents it first waits for that version, then answers ERROR 504 Too large resource
+ * version (cacher.go `waitUntilWatchCacheFreshAndForceAllEvents`).
  */
 
 import { SimApiError } from '../schema/api-error.ts';
@@ -13,6 +17,7 @@ import type { KubeObject } from '../schema/store-types.ts';
 import { apiVersionOf, type HandlerContext } from './api-context.ts';
 import { listQueryOf, validateListQuery } from './api-list-options.ts';
 import { renderingFor } from './api-response.ts';
+import { waitUntilFresh } from './api-wait-until-fresh.ts';
 import { type Selection, selectionOf, selects, type WireEvent, watchEventFor } from './api-watch-filter.ts';
 import { toTable } from './table.ts';
 
@@ -123,6 +128,16 @@ function initialEvents(
   });
 }
 
+/**
+ * The version live events must be newer than: the one asked for, unless the watch starts from
+ * state. Bookmarks need only not be older (a bookmark at it moves the client nowhere; one below it
+ * would move it back).
+ */
+function watchedAfter(q: ReturnType<typeof listQueryOf>): number {
+  const version = Number(q.resourceVersion);
+  return q.sendInitialEvents === true || !Number.isInteger(version) ? 0 : version;
+}
+
 /** Starts the stream: headers, initial events, then live events until timeout, client close or server close. */
 function run(
   ctx: HandlerContext,
@@ -132,20 +147,21 @@ function run(
   q: ReturnType<typeof listQueryOf>,
 ): void {
   const { store } = ctx.server;
+  const after = watchedAfter(q);
   for (const event of initial) stream.send(event.type, event.object);
   if (q.sendInitialEvents)
     stream.send('BOOKMARK', bookmark(ctx, store.resourceVersion, { 'k8s.io/initial-events-end': 'true' }));
   stream.onClose(
     store.subscribe((change) => {
       const event = watchEventFor(selection, change);
-      if (event) stream.send(event.type, event.object);
+      if (event && Number(change.object.metadata.resourceVersion) > after)
+        stream.send(event.type, event.object);
     }),
   );
   if (q.allowWatchBookmarks) {
-    const timer = setInterval(
-      () => stream.send('BOOKMARK', bookmark(ctx, store.resourceVersion)),
-      ctx.server.bookmarkIntervalMs,
-    );
+    const timer = setInterval(() => {
+      if (store.resourceVersion >= after) stream.send('BOOKMARK', bookmark(ctx, store.resourceVersion));
+    }, ctx.server.bookmarkIntervalMs);
     stream.onClose(() => clearInterval(timer));
   }
   // timeoutSeconds as given (negative ends at once); absent or 0 takes the server's random lifetime.
@@ -165,7 +181,7 @@ function run(
 }
 
 /** Answers a watch request. */
-export function handleWatch(ctx: HandlerContext): void {
+export async function handleWatch(ctx: HandlerContext): Promise<void> {
   const q = listQueryOf(ctx.request.query, true);
   validateListQuery(q);
   const name = ctx.request.name;
@@ -182,9 +198,12 @@ export function handleWatch(ctx: HandlerContext): void {
       throw SimApiError.expired(
         `too old resource version: ${q.resourceVersion || 0} (${ctx.server.store.resourceVersion})`,
       );
+    const requested = Number(q.resourceVersion);
+    if (q.sendInitialEvents && Number.isInteger(requested)) await waitUntilFresh(ctx.server.store, requested);
     initial = initialEvents(ctx, selection, q.resourceVersion, q.sendInitialEvents);
   } catch (error) {
-    if (!(error instanceof SimApiError) || error.status !== 410) throw error;
+    // Past validation, the watch cache answers with an ERROR event (cacher.go `newErrWatcher`).
+    if (!(error instanceof SimApiError) || (error.status !== 410 && error.status !== 504)) throw error;
     gone = error;
   }
   ctx.res.writeHead(200, {

@@ -158,6 +158,23 @@ export class SimApiError extends Error {
     return new SimApiError(410, 'Expired', message);
   }
 
+  /**
+   * 504 Timeout for a read at a resourceVersion the store has not reached (apiserver
+   * storage.NewTooLargeResourceVersionError over errors.NewTimeoutError: "Timeout: " prefix, the
+   * cause clients recognise it by, and retry after 1 s as the watch cache asks).
+   */
+  static tooLargeResourceVersion(requested: number, current: number): SimApiError {
+    return new SimApiError(
+      504,
+      'Timeout',
+      `Timeout: Too large resource version: ${requested}, current: ${current}`,
+      {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      },
+    );
+  }
+
   /** 405 MethodNotAllowed (errors.NewMethodNotSupported). */
   static methodNotAllowed(resource: Readonly<ResourceName>, verb: string): SimApiError {
     return new SimApiError(

@@ -233,17 +233,8 @@ export class ClusterStore {
     resourceVersion: number,
     filter: Readonly<ListFilter> = {},
   ): readonly KubeObject[] {
-    if (resourceVersion > this.resourceVersion) {
-      throw new SimApiError(
-        504,
-        'Timeout',
-        `Too large resource version: ${resourceVersion}, current: ${this.resourceVersion}`,
-        {
-          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-          retryAfterSeconds: 1,
-        },
-      );
-    }
+    if (resourceVersion > this.resourceVersion)
+      throw SimApiError.tooLargeResourceVersion(resourceVersion, this.resourceVersion);
     return sortByKey(stateAt(this.view(key, {}), this.changesSince(key, resourceVersion), filter, key));
   }
 

@@ -1,0 +1,37 @@
+/**
+ * The KubePort method telling clusters apart: the `kube-system` namespace's uid, with the API
+ * server's URL. kube-apiserver creates the namespace when the cluster is first started and never
+ * deletes it (the namespace lifecycle admission plugin refuses to), so its uid names the cluster's
+ * data: a restore of its etcd keeps it, a new cluster under the same name or URL gets another.
+ */
+import { EverynodeError } from '../errors/everynode-error.ts';
+import type { KubeApis } from './kube-apis.ts';
+import { kubeCall } from './kube-call.ts';
+import type { KubeConnection } from './kube-connection.ts';
+import type { KubePort } from './kube-port.ts';
+
+/** The namespace every cluster has from its start. */
+export const IDENTITY_NAMESPACE = 'kube-system';
+
+/** The API server answered a namespace without a uid: it is not a Kubernetes API server. */
+export class ClusterIdentityError extends EverynodeError {
+  constructor(message: string) {
+    super(message, false);
+  }
+}
+
+/** The identity method of the port over `connection`. */
+export function clusterIdentityOperations(
+  apis: KubeApis,
+  connection: Readonly<KubeConnection>,
+): Pick<KubePort, 'getClusterIdentity'> {
+  return {
+    async getClusterIdentity() {
+      const doing = `reading namespace ${IDENTITY_NAMESPACE} (the identity of the cluster at ${connection.server})`;
+      const namespace = await kubeCall(doing, () => apis.core.readNamespace({ name: IDENTITY_NAMESPACE }));
+      const kubeSystemUid = namespace.metadata?.uid;
+      if (!kubeSystemUid) throw new ClusterIdentityError(`${doing}: the namespace has no uid`);
+      return { server: connection.server.replace(/\/+$/, ''), kubeSystemUid };
+    },
+  };
+}
