@@ -3,6 +3,8 @@
  * is addressed, and the shared per-server state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AccessControl } from '../auth/access-control.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 import type { FaultInjector } from '../faults.ts';
 import type { ResourceDefinition } from '../schema/resources.ts';
 import type { KubeObject } from '../schema/store-types.ts';
@@ -41,6 +43,8 @@ export interface ServerState {
   readonly watches: Set<() => void>;
   /** Milliseconds a watch without timeoutSeconds stays open (drawn anew for each watch). */
   readonly defaultWatchTimeoutMs: () => number;
+  /** Who may do what (default: every request is an administrator's). */
+  readonly access: AccessControl;
 }
 
 /** One resource request being handled. */
@@ -50,6 +54,8 @@ export interface HandlerContext {
   readonly res: ServerResponse;
   readonly request: ResourceRequest;
   readonly resource: ResourceDefinition;
+  /** Who the request authenticated as. */
+  readonly user: UserInfo;
 }
 
 /** `apiVersion` of a resource (`v1`, `apps/v1`). */

@@ -2,6 +2,8 @@
  * Which resource, namespace, name, subresource and verb a request addresses, as
  * staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go (RequestInfoFactory) derives them.
  */
+import type { RequestAttributes } from '../auth/request-attributes.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 import { type ResourceDefinition, resourceAt } from '../schema/resources.ts';
 
 /** What a resource request addresses. */
@@ -93,5 +95,31 @@ export function parseRequest(method: string, rawUrl: string): ResourceRequest | 
     name,
     subresource,
     query: url.searchParams,
+  };
+}
+
+/**
+ * What the authorizer decides `request` of `user` on (requestinfo.go): a list or watch whose field
+ * selector names one object (`metadata.name=x`) is about that object, as upstream sets its name.
+ */
+export function requestAttributes(
+  user: UserInfo,
+  request: Readonly<ResourceRequest | NonResourceRequest>,
+): RequestAttributes {
+  const common = { user, verb: request.verb, path: '' };
+  if (request.kind === 'nonResource') {
+    const none = { apiGroup: '', resource: '', subresource: '', namespace: '', name: '' };
+    return { ...common, ...none, resourceRequest: false, path: request.path };
+  }
+  const selected = /^metadata\.name=([^,]+)$/.exec(request.query.get('fieldSelector') ?? '')?.[1];
+  const listing = request.verb === 'list' || request.verb === 'watch';
+  return {
+    ...common,
+    resourceRequest: true,
+    apiGroup: request.group,
+    resource: request.plural,
+    subresource: request.subresource ?? '',
+    namespace: request.namespace ?? '',
+    name: request.name ?? (listing && selected ? selected : ''),
   };
 }

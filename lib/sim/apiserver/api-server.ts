@@ -4,6 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AccessControl, OPEN_ACCESS } from '../auth/access-control.ts';
+import { forbidden } from '../auth/access-denied.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 import type { RequestCounters } from '../counters.ts';
 import type { FaultInjector } from '../faults.ts';
 import { SimApiError } from '../schema/api-error.ts';
@@ -13,7 +16,12 @@ import { handleDelete, handleDeleteCollection } from './api-delete.ts';
 import { handleCreate, handleGet, handleUpdate } from './api-handlers.ts';
 import { handleList } from './api-list.ts';
 import { handlePatch } from './api-patch.ts';
-import { parseRequest, type ResourceRequest } from './api-request.ts';
+import {
+  type NonResourceRequest,
+  parseRequest,
+  type ResourceRequest,
+  requestAttributes,
+} from './api-request.ts';
 import { sendError } from './api-response.ts';
 import { handleNonResource } from './api-routes.ts';
 import { handleWatch } from './api-watch.ts';
@@ -35,6 +43,8 @@ export interface ApiServerOptions {
   timeScale?: number;
   /** Source of the random watch lifetimes, in [0, 1); default Math.random. */
   random?: () => number;
+  /** Authentication and authorization of every request; default: every request is an administrator's. */
+  access?: AccessControl;
 }
 
 /**
@@ -73,6 +83,7 @@ async function handleResource(
   req: IncomingMessage,
   res: ServerResponse,
   request: ResourceRequest,
+  user: UserInfo,
 ): Promise<void> {
   const resource = request.resource;
   if (!resource)
@@ -90,10 +101,26 @@ async function handleResource(
   ) {
     throw new SimApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
-  await handler({ server: state, req, res, request, resource });
+  await handler({ server: state, req, res, request, resource, user });
 }
 
-/** The request listener: counts, applies faults, dispatches, turns errors into Status answers. */
+/**
+ * The user `req` authenticates as, once `access` allowed what it asks (WithAuthentication, then
+ * WithAuthorization); throws the 401 or 403 to answer otherwise.
+ */
+async function admit(
+  access: AccessControl,
+  req: IncomingMessage,
+  request: ResourceRequest | NonResourceRequest,
+): Promise<UserInfo> {
+  const user = await access.authenticate(req);
+  const attributes = requestAttributes(user, request);
+  const decision = access.authorize(attributes);
+  if (!decision.allowed) throw forbidden(attributes, decision.reason);
+  return user;
+}
+
+/** The request listener: counts, applies faults, authenticates and authorizes, dispatches, turns errors into Status answers. */
 function listener(state: ServerState, counters: RequestCounters | undefined) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = parseRequest(req.method ?? 'GET', req.url ?? '/');
@@ -105,8 +132,9 @@ function listener(state: ServerState, counters: RequestCounters | undefined) {
       const decision = state.faults?.decide(request.verb, userAgent);
       if (decision && decision.delayMs > 0) await new Promise((r) => setTimeout(r, decision.delayMs));
       if (decision?.error) throw decision.error;
+      const user = await admit(state.access, req, request);
       if (request.kind === 'nonResource') handleNonResource(req, res, request);
-      else await handleResource(state, req, res, request);
+      else await handleResource(state, req, res, request, user);
     } catch (error) {
       sendError(res, error);
     }
@@ -123,6 +151,7 @@ export function createApiServer(store: ClusterStore, options: ApiServerOptions =
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     watches: new Set(),
     defaultWatchTimeoutMs: watchLifetime(options),
+    access: options.access ?? OPEN_ACCESS,
   };
   const server: Server = createServer(
     { keepAlive: true },
