@@ -1,18 +1,15 @@
 import { readFileSync } from 'node:fs';
-import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
+import type { V1DaemonSet } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { nodeShouldRunDaemonPod } from '../../lib/core/placement.ts';
+import { fixtureNodes } from '../../lib/sim/sim-nodes.ts';
 
 function fixture(name: string): unknown {
   return parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8'));
 }
 
-const nodes = (
-  parse(readFileSync(new URL('../../lib/sim/fixtures/nodes.yaml', import.meta.url), 'utf8')) as {
-    items: V1Node[];
-  }
-).items;
+const nodes = fixtureNodes();
 
 describe('seed fixtures: placement of the seed DaemonSets on nodes.yaml', () => {
   it('nodes.yaml holds the six nodes its comment describes', () => {

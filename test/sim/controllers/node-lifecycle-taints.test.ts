@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { evictionDelaySeconds } from '../../../lib/sim/controllers/node-lifecycle-eviction.ts';
 import { lifecycleTaints } from '../../../lib/sim/controllers/node-lifecycle-taints.ts';
+import { fixtureNodes } from '../../../lib/sim/sim-nodes.ts';
 import { aNode } from '../../support/builders.ts';
 
 const now = '2026-02-01T00:00:00Z';
-const fixtureNodes = (
-  parse(readFileSync(new URL('../../../lib/sim/fixtures/nodes.yaml', import.meta.url), 'utf8')) as {
-    items: V1Node[];
-  }
-).items;
+const seedNodes = fixtureNodes();
 
 function withReady(node: V1Node, status: string): V1Node {
   return { ...node, status: { conditions: [{ type: 'Ready', status }] } };
@@ -87,7 +82,7 @@ describe('lifecycleTaints', () => {
   });
 
   it('leaves every seed node as it is (the fixtures already carry the right taints)', () => {
-    expect(fixtureNodes.map((n) => lifecycleTaints(n, now))).toEqual(fixtureNodes.map(() => undefined));
+    expect(seedNodes.map((n) => lifecycleTaints(n, now))).toEqual(seedNodes.map(() => undefined));
   });
 
   it('is idempotent: applying its result asks for no further change', () => {

@@ -1,19 +1,14 @@
-import { readFileSync } from 'node:fs';
 import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
   type NodeCandidates,
   pinnedNodeNames,
   placePod,
 } from '../../../lib/sim/scheduler/scheduler-filter.ts';
+import { fixtureNodes } from '../../../lib/sim/sim-nodes.ts';
 import { aNode } from '../../support/builders.ts';
 
-const fixtureNodes = (
-  parse(readFileSync(new URL('../../../lib/sim/fixtures/nodes.yaml', import.meta.url), 'utf8')) as {
-    items: V1Node[];
-  }
-).items;
+const seedNodes = fixtureNodes();
 
 function candidates(nodes: readonly V1Node[]): NodeCandidates {
   const byName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
@@ -104,7 +99,7 @@ describe('placePod on the seed nodes', () => {
   ];
   it.each(cases)('$name', ({ spec, expected }) => {
     const pod: V1PodSpec = { containers: [{ name: 'c', image: 'busybox' }], ...spec };
-    expect(placePod(pod, candidates(fixtureNodes), () => 0)).toEqual(expected);
+    expect(placePod(pod, candidates(seedNodes), () => 0)).toEqual(expected);
   });
 });
 

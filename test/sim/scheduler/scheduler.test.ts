@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import type { V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Pod, V1PodSpec } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { fixtureNodes } from '../../../lib/sim/sim-nodes.ts';
 import { aNode, aPod } from '../../support/builders.ts';
 import {
   eventually,
@@ -11,11 +10,7 @@ import {
   stripServerFields,
 } from '../../support/runtime-harness.ts';
 
-const fixtureNodes = (
-  parse(readFileSync(new URL('../../../lib/sim/fixtures/nodes.yaml', import.meta.url), 'utf8')) as {
-    items: V1Node[];
-  }
-).items;
+const seedNodes = fixtureNodes();
 
 const daemonTolerations: V1PodSpec['tolerations'] = [
   { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
@@ -50,7 +45,7 @@ describe('scheduler over the store', () => {
     ['worker-ssd', 'worker-ssd'],
     ['cordoned-1', 'cordoned-1'],
   ])('binds a daemon pod pinned to %s there, with PodScheduled=True', async (node, expected) => {
-    harness = startHarness(fixtureNodes);
+    harness = startHarness(seedNodes);
     harness.store.create('pods', stripServerFields(daemonPod('p', node)));
     const pod = await eventually(
       () => harness?.pod('p'),
@@ -61,7 +56,7 @@ describe('scheduler over the store', () => {
   });
 
   it('leaves a pod pinned to the master Pending with PodScheduled=False Unschedulable and the reason', async () => {
-    harness = startHarness(fixtureNodes);
+    harness = startHarness(seedNodes);
     harness.store.create('pods', stripServerFields(daemonPod('p', 'master-1')));
     const pod = await eventually(
       () => harness?.pod('p'),
