@@ -1,7 +1,9 @@
 /**
  * The per-process count of API requests by verb, read by the metrics (requests per reconcile,
- * requests per created pod in the benchmarks).
+ * requests per created pod in the benchmarks), and the count of one piece of work's requests
+ * apart from the others running in the same process at the same time.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The verbs of the Kubernetes API, as the API server's RequestInfo names them. */
 export const kubeVerbs = [
@@ -21,9 +23,14 @@ export type KubeVerb = (typeof kubeVerbs)[number];
 /** Requests made, by verb. */
 export type RequestCounts = Record<KubeVerb, number>;
 
-/** Counts requests by verb; {@link processRequestCounter} is the one every adapter of the process uses. */
+/**
+ * Counts requests by verb; {@link processRequestCounter} is the one every adapter of the process
+ * uses. Work run through {@link RequestCounter.measure} also gets its own count.
+ */
 export class RequestCounter {
   readonly #counts: RequestCounts = RequestCounter.#zero();
+  /** The tallies of the measured work (innermost last) whose asynchronous context a request is made in. */
+  readonly #measured = new AsyncLocalStorage<readonly { requests: number }[]>();
 
   static #zero(): RequestCounts {
     return Object.fromEntries(kubeVerbs.map((verb) => [verb, 0])) as RequestCounts;
@@ -32,6 +39,21 @@ export class RequestCounter {
   /** Counts one request of `verb`. */
   count(verb: KubeVerb): void {
     this.#counts[verb] += 1;
+    for (const tally of this.#measured.getStore() ?? []) tally.requests += 1;
+  }
+
+  /**
+   * Runs `work` and resolves to its value and the requests counted in its asynchronous context —
+   * made by it or by what it started (awaited or not) until it resolved — leaving out those of
+   * other work running meanwhile, which a difference of {@link total} before and after would
+   * include (the local pipeline runs several reconcile invocations at once). A request one
+   * piece of work started and another joined (a shared read) counts for the one that started it.
+   * Measured work inside measured work counts for both.
+   */
+  async measure<T>(work: () => Promise<T>): Promise<{ value: T; requests: number }> {
+    const tally = { requests: 0 };
+    const value = await this.#measured.run([...(this.#measured.getStore() ?? []), tally], work);
+    return { value, requests: tally.requests };
   }
 
   /** The counts so far, as a copy. */

@@ -113,6 +113,35 @@ export function delaySecondsUntil(notBefore: Date, now: Date): number {
 }
 
 /**
+ * The longest wait a requeue may ask for: one day. The reconciler's own waits are far shorter (the
+ * failed-pod backoff stops at 15 minutes, upstream's failedPodsBackoff maximum), but minReadySeconds,
+ * a termination grace period or a 429's Retry-After can name longer ones: those are cut to a day,
+ * after which the step looks again and asks for the rest. An envelope due later than this was made
+ * by something else (a bug, a forged or hand-made message): the router refuses it rather than send
+ * it round the ingress queue every 15 minutes until then.
+ */
+export const MAX_REQUEUE_WAIT_SECONDS = 86_400;
+
+/**
+ * When a requeue asked at `now` to wait `afterSeconds` is due: `now` plus the wait, cut to
+ * 0..{@link MAX_REQUEUE_WAIT_SECONDS} (a wait that is not a number counts as none).
+ */
+export function requeueNotBefore(afterSeconds: number, now: Date): Date {
+  const wait = Number.isNaN(afterSeconds) ? 0 : Math.min(MAX_REQUEUE_WAIT_SECONDS, Math.max(0, afterSeconds));
+  return new Date(now.getTime() + wait * 1000);
+}
+
+/**
+ * True when an envelope due at `notBefore` is due more than {@link MAX_REQUEUE_WAIT_SECONDS} after
+ * `now`, which no requeue asks for. A requeue made at the cap first comes back after SQS's longest
+ * delay (900 s), so the router sees at most the cap less 15 minutes: only a clock skew of more than
+ * that between the two functions could make a capped requeue look too far off.
+ */
+export function isBeyondRequeueCap(notBefore: Date, now: Date): boolean {
+  return notBefore.getTime() - now.getTime() > MAX_REQUEUE_WAIT_SECONDS * 1000;
+}
+
+/**
  * `message` sent again for `reason`: its cause becomes a requeue requested at `now` (so it is new
  * work to FIFO de-duplication) with the attempt counted on from a previous requeue, and its hints
  * are dropped (they describe the state that made the wait necessary).

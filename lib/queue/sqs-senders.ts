@@ -2,11 +2,12 @@
  * The queue ports of the pipeline over SQS: work messages to the FIFO work queue, delayed requeues
  * through the ingress queue, poison messages to the FIFO work DLQ.
  */
-import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { messageDeduplicationId } from '../messages/message-deduplication-id.ts';
 import { messageGroupId } from '../messages/message-group-id.ts';
+import { requeueNotBefore } from '../messages/requeue-envelope.ts';
 import { formatWorkMessage } from '../messages/work-message.ts';
+import { deadLetterMessage } from './dead-letter-message.ts';
 import { delayedIngressMessage } from './delayed-ingress-message.ts';
 import { sendMessages } from './send-messages.ts';
 import type { DeadLetterSender, RequeueSender, WorkSender } from './work-senders.ts';
@@ -27,39 +28,36 @@ export function sqsWorkSender(sqs: SQSClient, queueUrl: string): WorkSender {
   };
 }
 
-/** Sends requeue envelopes to the ingress queue `queueUrl`, delayed by SQS up to 15 minutes. */
+/**
+ * Sends requeue envelopes to the ingress queue `queueUrl`, delayed by SQS up to 15 minutes; a wait
+ * longer than a day is cut to a day (`requeueNotBefore`, `MAX_REQUEUE_WAIT_SECONDS`).
+ */
 export function sqsRequeueSender(sqs: SQSClient, queueUrl: string, clock: () => Date): RequeueSender {
   return {
     requeue: async (message, afterSeconds, deduplicationId) => {
       const now = clock();
-      const notBefore = new Date(now.getTime() + Math.max(0, afterSeconds) * 1000);
+      const notBefore = requeueNotBefore(afterSeconds, now);
       await sendMessages(sqs, queueUrl, [delayedIngressMessage(message, notBefore, now, deduplicationId)]);
     },
   };
 }
 
-/** The message attribute naming why a message was dead-lettered. */
-export const DEAD_LETTER_REASON_ATTRIBUTE = 'reason';
-
 /**
- * Sends poison messages to the FIFO DLQ `queueUrl` with a `reason` attribute, in the original group
- * (or `poison` when unknown), de-duplicated by the body's hash.
+ * Sends poison messages to the FIFO DLQ `queueUrl` in the original group (or `poison` when
+ * unknown), de-duplicated by the body's SHA-256, with a `reason` attribute; a body too large to
+ * send beside its attributes is cut to a prefix, its size and hash recorded (`deadLetterMessage`).
  */
 export function sqsDeadLetterSender(sqs: SQSClient, queueUrl: string): DeadLetterSender {
   return {
     deadLetter: async (body, reason, groupId) => {
+      const letter = deadLetterMessage(body, reason);
       await sqs.send(
         new SendMessageCommand({
           QueueUrl: queueUrl,
-          MessageBody: body === '' ? '(empty body)' : body,
+          MessageBody: letter.body,
           MessageGroupId: groupId || 'poison',
-          MessageDeduplicationId: createHash('sha256').update(body).digest('hex'),
-          MessageAttributes: {
-            [DEAD_LETTER_REASON_ATTRIBUTE]: {
-              DataType: 'String',
-              StringValue: reason.slice(0, 4096) || 'unknown',
-            },
-          },
+          MessageDeduplicationId: letter.bodySha256,
+          MessageAttributes: { ...letter.attributes },
         }),
       );
     },

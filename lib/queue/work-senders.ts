@@ -25,7 +25,8 @@ export interface WorkSender {
  * message, so the message goes to the ingress (standard) queue wrapped in a requeue envelope with
  * `DelaySeconds` = the wait in whole seconds, rounded down, at most 900; the router forwards it to
  * the work queue once its `notBefore` has passed (waiting out in-process a remaining fraction of a
- * second), re-delaying it when the wait is longer than 15 minutes.
+ * second), re-delaying it when the wait is longer than 15 minutes. A wait longer than a day is cut
+ * to a day (`MAX_REQUEUE_WAIT_SECONDS`): the router refuses envelopes due later.
  */
 export interface RequeueSender {
   /**

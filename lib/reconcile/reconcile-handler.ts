@@ -13,7 +13,13 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processRequestCounter, type RequestCounter } from '../kube/request-counter.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
-import { parseRecord, planBatch, type RecordOutcome, reconcileRecord } from './reconcile-record.ts';
+import {
+  type BatchPlan,
+  parseRecord,
+  planBatch,
+  type RecordOutcome,
+  reconcileRecord,
+} from './reconcile-record.ts';
 import { nonZero, type ReportKey } from './step-report.ts';
 
 /** What the handler is built from; all of it lives as long as the process (one Lambda container). */
@@ -21,7 +27,10 @@ export interface ReconcileHandlerTools {
   readonly deps: ReconcileDeps;
   readonly logger: Logger;
   readonly metrics: Metrics;
-  /** Where the process counts its API requests (default the process counter). */
+  /**
+   * Where the deps' kube port counts its API requests (default the process counter); each batch's
+   * own requests are measured through it.
+   */
   readonly requestCounter?: RequestCounter;
 }
 
@@ -96,63 +105,80 @@ export function recordsByGroup(records: readonly SQSRecord[]): SQSRecord[][] {
  * the API requests the batch made.
  */
 export function createReconcileHandler(tools: Readonly<ReconcileHandlerTools>): ReconcileHandler {
-  const { deps, logger, metrics } = tools;
+  const { logger, metrics } = tools;
   const counter = tools.requestCounter ?? processRequestCounter;
   const handle = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    const plan = planBatch(event.Records);
-    const requestsBefore = counter.total();
-    const recordHandler = async (record: SQSRecord) => {
-      // The processor hands back the batch's own records, each parsed by the plan already;
-      // parsing here only covers a record the plan never saw.
-      const parsed = plan.records.get(record.messageId) ?? parseRecord(record);
-      const outcome = await reconcileRecord(deps, parsed, plan).catch((error: unknown) => {
-        // Retryable: SQS redelivers the record (and the rest of its FIFO group) after the
-        // visibility timeout; say why, since the batch response only names the records.
-        logger.warn('reconciling a record failed; it will be redelivered', {
-          messageId: record.messageId,
-          groupId: record.attributes.MessageGroupId,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        });
-        throw error;
-      });
-      recordMetrics(metrics, outcome);
-      if (outcome.type === 'retried')
-        logger.warn('reconciling a record failed; retrying it with backoff', {
-          messageId: record.messageId,
-          afterSeconds: outcome.afterSeconds,
-          error: outcome.error,
-        });
-      if (outcome.type === 'reconciled')
-        logger.debug('reconciled', {
-          messageId: record.messageId,
-          kind: outcome.kind,
-          ...nonZero(outcome.report),
-        });
-      return outcome.type;
-    };
-    // FIFO orders messages within a group only: the groups of a batch run concurrently, each in
-    // order through its own processor, so a node's message never waits behind ten DaemonSet steps
-    // that came in the same batch. One processor per group: its state is per batch.
-    const responses = await Promise.all(
-      recordsByGroup(event.Records).map((records) =>
-        processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
-          context,
-          skipGroupOnError: true,
-          throwOnFullBatchFailure: false,
-        }),
-      ),
-    );
-    const response: SQSBatchResponse = { batchItemFailures: responses.flatMap((r) => r.batchItemFailures) };
-    // Events are written in the background; a Lambda container is frozen once the handler returns.
-    await deps.events.flush();
+    // Measured, not a difference of the process's total: other invocations of the local pipeline,
+    // and its relay and router, make requests in this process meanwhile.
+    const { value: response, requests } = await counter.measure(() => handleBatch(tools, event, context));
     metrics.addMetric('Records', MetricUnit.Count, event.Records.length);
-    metrics.addMetric('ApiRequests', MetricUnit.Count, counter.total() - requestsBefore);
-    if (response.batchItemFailures.length > 0) {
-      logger.warn('records left for redelivery', {
-        failed: response.batchItemFailures.map((f) => f.itemIdentifier),
-      });
-    }
+    metrics.addMetric('ApiRequests', MetricUnit.Count, requests);
     return response;
   };
   return middy(handle).use(injectLambdaContext(logger)).use(logMetrics(metrics));
+}
+
+async function handleBatch(
+  tools: Readonly<ReconcileHandlerTools>,
+  event: SQSEvent,
+  context: Context,
+): Promise<SQSBatchResponse> {
+  const recordHandler = recordHandlerFor(tools, planBatch(event.Records));
+  // FIFO orders messages within a group only: the groups of a batch run concurrently, each in
+  // order through its own processor, so a node's message never waits behind ten DaemonSet steps
+  // that came in the same batch. One processor per group: its state is per batch.
+  const responses = await Promise.all(
+    recordsByGroup(event.Records).map((records) =>
+      processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
+        context,
+        skipGroupOnError: true,
+        throwOnFullBatchFailure: false,
+      }),
+    ),
+  );
+  const response: SQSBatchResponse = { batchItemFailures: responses.flatMap((r) => r.batchItemFailures) };
+  // Events are written in the background; a Lambda container is frozen once the handler returns.
+  await tools.deps.events.flush();
+  if (response.batchItemFailures.length > 0) {
+    tools.logger.warn('records left for redelivery', {
+      failed: response.batchItemFailures.map((f) => f.itemIdentifier),
+    });
+  }
+  return response;
+}
+
+/** Reconciles one record of the batch planned as `plan`, logging and counting its outcome. */
+function recordHandlerFor(
+  { deps, logger, metrics }: Readonly<ReconcileHandlerTools>,
+  plan: Readonly<BatchPlan>,
+): (record: SQSRecord) => Promise<RecordOutcome['type']> {
+  return async (record) => {
+    // The processor hands back the batch's own records, each parsed by the plan already;
+    // parsing here only covers a record the plan never saw.
+    const parsed = plan.records.get(record.messageId) ?? parseRecord(record);
+    const outcome = await reconcileRecord(deps, parsed, plan).catch((error: unknown) => {
+      // Retryable: SQS redelivers the record (and the rest of its FIFO group) after the
+      // visibility timeout; say why, since the batch response only names the records.
+      logger.warn('reconciling a record failed; it will be redelivered', {
+        messageId: record.messageId,
+        groupId: record.attributes.MessageGroupId,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      throw error;
+    });
+    recordMetrics(metrics, outcome);
+    if (outcome.type === 'retried')
+      logger.warn('reconciling a record failed; retrying it with backoff', {
+        messageId: record.messageId,
+        afterSeconds: outcome.afterSeconds,
+        error: outcome.error,
+      });
+    if (outcome.type === 'reconciled')
+      logger.debug('reconciled', {
+        messageId: record.messageId,
+        kind: outcome.kind,
+        ...nonZero(outcome.report),
+      });
+    return outcome.type;
+  };
 }

@@ -9,6 +9,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { isRetryable } from '../errors/everynode-error.ts';
 import { RecentlySent, routeIngressMessage } from './router.ts';
 import type { RouterCounters, RouterDeps } from './router-deps.ts';
 
@@ -19,8 +20,9 @@ export type RouterHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
  * The router handler: a middy handler with the Powertools logger's Lambda context, routing the
  * records of an ingress (SQS standard) batch in parallel with the Powertools batch processor. It
  * returns the records that failed for a reason worth retrying as `batchItemFailures` — they come
- * back after the visibility timeout, and to the ingress DLQ after maxReceiveCount — while unusable
- * triggers count as processed. A batch processor is made per invocation, because the local
+ * back after the visibility timeout, and to the ingress DLQ after maxReceiveCount — and so too the
+ * records that can never succeed but are worth keeping (a requeue envelope due too far ahead),
+ * logged as errors; unusable triggers count as processed. A batch processor is made per invocation, because the local
  * pipeline may run invocations of one handler concurrently (Lambda runs one at a time per container).
  * With `metrics` (the function's; its counters being {@link metricsCounters} of it), the metrics
  * are flushed as EMF after each invocation.
@@ -36,8 +38,15 @@ export function createRouterHandler(deps: RouterDeps, metrics?: Metrics): Router
       context,
       throwOnFullBatchFailure: false,
     });
-    for (const failure of processor.errors)
-      deps.logger.warn('routing failed; the message will be retried', { error: String(failure) });
+    for (const failure of processor.errors) {
+      // Either way SQS receives the message again; a terminal one only to move it to the DLQ.
+      if (isRetryable(failure))
+        deps.logger.warn('routing failed; the message will be retried', { error: String(failure) });
+      else
+        deps.logger.error('routing can never succeed; SQS moves the message to the ingress DLQ', {
+          error: String(failure),
+        });
+    }
     return response;
   };
   const handler = middy(route).use(injectLambdaContext(deps.logger));

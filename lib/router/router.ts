@@ -5,7 +5,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ParseResult, parseJsonObject } from '../messages/parse-json-object.ts';
 import { causeOfTrigger, triggerFromJson } from '../messages/parse-trigger.ts';
-import { isRequeueBody, MAX_ROUTER_HOLD_MS, requeueEnvelopeOf } from '../messages/requeue-envelope.ts';
+import { PoisonMessageError } from '../messages/poison-message-error.ts';
+import {
+  isBeyondRequeueCap,
+  isRequeueBody,
+  MAX_REQUEUE_WAIT_SECONDS,
+  MAX_ROUTER_HOLD_MS,
+  requeueEnvelopeOf,
+} from '../messages/requeue-envelope.ts';
 import type { Trigger } from '../messages/trigger.ts';
 import { delayedIngressMessage } from '../queue/delayed-ingress-message.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';
@@ -48,7 +55,9 @@ export class RecentlySent {
  * sent round again otherwise; a trigger becomes its work (see `routeWatch`, `routeEc2`,
  * `routeResync`). A body that is neither, or a trigger that names nothing everynode manages, is
  * logged and counted and resolves as `unusable` / `ignored`: retrying it could never help. Rejects
- * only on failures worth retrying (the API server or a queue unreachable).
+ * on failures worth retrying (the API server or a queue unreachable), and with a not retryable
+ * `PoisonMessageError` on a requeue envelope due more than a day ahead, which SQS then moves to the
+ * ingress DLQ.
  */
 export async function routeIngressMessage(
   body: string,
@@ -97,7 +106,8 @@ async function routeTrigger(
 
 /**
  * Forwards a due requeue envelope to the work queue — one due within {@link MAX_ROUTER_HOLD_MS}
- * after waiting for it — or sends it round again for the rest of its wait.
+ * after waiting for it — or sends it round again for the rest of its wait. Rejects, not retryable,
+ * an envelope due more than {@link MAX_REQUEUE_WAIT_SECONDS} from now (see {@link beyondCap}).
  */
 async function routeRequeue(
   json: Readonly<Record<string, unknown>>,
@@ -108,6 +118,7 @@ async function routeRequeue(
   const { envelope } = parsed;
   const now = deps.clock();
   const notBefore = new Date(envelope.notBefore);
+  if (isBeyondRequeueCap(notBefore, now)) throw beyondCap(envelope.notBefore, now);
   const early = notBefore.getTime() - now.getTime();
   if (early <= MAX_ROUTER_HOLD_MS) {
     if (early > 0) await (deps.sleep ?? sleep)(early);
@@ -127,6 +138,18 @@ async function send(deps: RouterDeps, work: OutgoingWork[], delayed: OutgoingMes
     delayed.length > 0 ? deps.ingress(delayed) : undefined,
   ]);
   deps.counters.count(names.workMessages, work.length);
+}
+
+/**
+ * The error of an envelope due too far ahead. Unlike an unusable trigger, which is dropped, it is
+ * refused, so that SQS moves it to the ingress DLQ after maxReceiveCount receives: it carries a
+ * valid work message that an operator may want to look at, and the router has no DLQ sender of its
+ * own (the ingress queue is a standard queue, so the receives hold up no other message).
+ */
+function beyondCap(notBefore: string, now: Date): PoisonMessageError {
+  return new PoisonMessageError(
+    `requeue envelope due at ${notBefore}, more than ${MAX_REQUEUE_WAIT_SECONDS} s after ${now.toISOString()}: no requeue waits that long`,
+  );
 }
 
 function unusable(deps: RouterDeps, parsed: Extract<ParseResult<'x', unknown>, { ok: false }>): RouteOutcome {

@@ -33,4 +33,29 @@ describe('RequestCounter', () => {
     expect(counter.drain()).toMatchObject({ get: 2, create: 1 });
     expect(counter.total()).toBe(0);
   });
+
+  it('measures the requests of overlapping work apart, nested work counting for both', async () => {
+    const counter = new RequestCounter();
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+    const requests = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await tick();
+        counter.count('get');
+      }
+      return n;
+    };
+    counter.count('list');
+    const [a, b, outer] = await Promise.all([
+      counter.measure(() => requests(3)),
+      counter.measure(() => requests(5)),
+      counter.measure(async () => (await requests(2)) + (await counter.measure(() => requests(4))).requests),
+    ]);
+    counter.count('list');
+    expect([a, b, outer]).toEqual([
+      { value: 3, requests: 3 },
+      { value: 5, requests: 5 },
+      { value: 6, requests: 6 },
+    ]);
+    expect(counter.total()).toBe(16);
+  });
 });

@@ -1,4 +1,6 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatRequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { queueDepth } from '../../lib/queue/queue-depth.ts';
@@ -7,6 +9,7 @@ import { type SqsEventSource, startSqsEventSource } from '../../lib/queue/sqs-ev
 import { routerCounterNames } from '../../lib/router/router-deps.ts';
 import { createRouterHandler } from '../../lib/router/router-handler.ts';
 import { statusRefresh } from '../../lib/router/router-work.ts';
+import { nodeMessage } from '../support/reconcile-cluster.ts';
 import { describeWork, type ReceivedWork, type RouterWorld, startRouterWorld } from './router-harness.ts';
 
 let world: RouterWorld;
@@ -126,6 +129,30 @@ describe('the router handler behind the local SQS event source', () => {
       expect(w.deduplicationId).toMatch(/^status:/);
     }
   });
+});
+
+describe('the router handler and a requeue envelope due too far ahead', () => {
+  it('refuses it until SQS moves it to the ingress DLQ, forwarding nothing', async () => {
+    const message = nodeMessage('worker-2');
+    const farAhead = new Date(Date.now() + 30 * 86_400_000);
+    const body = formatRequeueEnvelope(message, farAhead);
+    const delayedBefore = world.sentToIngress();
+    await sendMessages(world.queues.sqs, world.queues.urls.ingress, [{ body }]);
+    // maxReceiveCount (5) receives, one visibility timeout (1 s) apart.
+    const deadline = Date.now() + 30_000;
+    while ((await ingressDepth(world.queues.urls.ingressDlq)) < 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const [letter] =
+      (
+        await world.queues.sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: world.queues.urls.ingressDlq, WaitTimeSeconds: 1 }),
+        )
+      ).Messages ?? [];
+    expect(letter?.Body).toBe(body);
+    expect(await ingressDepth(world.queues.urls.ingress)).toBe(0);
+    expect(world.sentToIngress()).toBe(delayedBefore);
+    expect(await world.drainWork()).toEqual([]);
+  }, 60_000);
 });
 
 describe('statusRefresh', () => {

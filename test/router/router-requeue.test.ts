@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PoisonMessageError } from '../../lib/messages/poison-message-error.ts';
+import { formatRequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import { delayedIngressMessage } from '../../lib/queue/delayed-ingress-message.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
 import { nodeMessage } from '../support/reconcile-cluster.ts';
@@ -30,6 +32,30 @@ describe('router requeues (delayed ingress messages)', () => {
     expect(await world.drainWork()).toEqual([]);
     expect(world.sentToIngress() - delayedBefore).toBe(1);
   });
+
+  it.each([
+    { name: 'a day less a minute ahead', aheadMs: 86_340_000, outcome: 'delayed' },
+    { name: 'exactly a day ahead', aheadMs: 86_400_000, outcome: 'delayed' },
+    { name: 'a day and a second ahead', aheadMs: 86_401_000, outcome: 'refused' },
+    { name: 'years ahead', aheadMs: 3 * 365 * 86_400_000, outcome: 'refused' },
+  ])(
+    'sends an envelope due $name round again only when no requeue waits longer',
+    async ({ aheadMs, outcome }) => {
+      const message = nodeMessage('worker-2', new Date('2026-01-01T00:00:00Z'));
+      const now = new Date('2026-03-01T00:00:00Z');
+      const deps = { ...world.deps, clock: () => now };
+      const envelope = formatRequeueEnvelope(message, new Date(now.getTime() + aheadMs));
+      const delayedBefore = world.sentToIngress();
+      const routed = routeIngressMessage(envelope, deps).then(
+        (result) => result.type,
+        (error: unknown) =>
+          error instanceof PoisonMessageError && !error.retryable ? 'refused' : String(error),
+      );
+      expect(await routed).toBe(outcome);
+      expect(world.sentToIngress() - delayedBefore).toBe(outcome === 'delayed' ? 1 : 0);
+      expect(await world.drainWork()).toEqual([]);
+    },
+  );
 
   it('holds an envelope that came under a second early until it is due, then forwards it', async () => {
     const message = nodeMessage('worker-3', new Date('2026-01-01T00:00:00Z'));
