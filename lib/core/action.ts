@@ -24,6 +24,12 @@ export type Action =
       uid: string;
       resourceVersion: string;
       reason: string;
+      /**
+       * The delete follows from the node's facts — the node gone, or a taint, label or affinity that
+       * no longer lets the pod continue running — rather than from the pod itself: it is right only
+       * while the node is as it was planned from, which a pod precondition cannot see.
+       */
+      becauseOfNode?: true;
     }
   | { type: 'requeue'; afterSeconds: number; reason: string };
 
@@ -48,6 +54,14 @@ export function deletePodAction(pod: Readonly<V1Pod>, node: string, reason: stri
     resourceVersion: pod.metadata?.resourceVersion ?? '',
     reason,
   };
+}
+
+/**
+ * True when some delete of `actions` follows from the node's facts (`becauseOfNode`): such a plan
+ * must be made from the node's current version before it is executed.
+ */
+export function deletesBecauseOfNode(actions: readonly Action[]): boolean {
+  return actions.some((action) => action.type === 'delete' && action.becauseOfNode === true);
 }
 
 /**

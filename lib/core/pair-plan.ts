@@ -41,7 +41,8 @@ export interface PairState {
  *   available or the old one is not ready), terminating pods waited for;
  * - !shouldContinueRunning → delete every non-terminating pod.
  * Pods the DaemonSet does not control, and terminal pods already being deleted (upstream
- * getNodesToDaemonPods), are ignored. Deletes carry uid and resourceVersion preconditions.
+ * getNodesToDaemonPods), are ignored. Deletes carry uid and resourceVersion preconditions; those
+ * made because of the node (gone, or !shouldContinueRunning) are marked `becauseOfNode`.
  */
 export function planPair(state: Readonly<PairState>): Action[] {
   const { ds, node } = state;
@@ -67,8 +68,11 @@ export function planPair(state: Readonly<PairState>): Action[] {
   return [];
 }
 
+/** Deletes of every non-terminating pod, because of the node (see `becauseOfNode`). */
 function deleteAll(pods: readonly V1Pod[], nodeName: string, reason: string): Action[] {
-  return pods.filter((pod) => !isPodTerminating(pod)).map((pod) => deletePodAction(pod, nodeName, reason));
+  return pods
+    .filter((pod) => !isPodTerminating(pod))
+    .map((pod) => ({ ...deletePodAction(pod, nodeName, reason), becauseOfNode: true as const }));
 }
 
 function firstTarget(pods: readonly V1Pod[]): string | undefined {

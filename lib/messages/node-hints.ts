@@ -14,8 +14,10 @@
  * 2. rebuilds the node and pods with `nodeFromHint` / `podFromHint`, plans with `lib/core`, executes.
  * Stale hints are as safe as a pair's (see `pair-hints.ts`): creates use deterministic pod names
  * (409 AlreadyExists = done), deletes carry the hinted `uid` + `resourceVersion` preconditions (409
- * Conflict = re-read the pair). Hints older than the handler's limit, hinted pods that are
- * terminating, and a node without hints (DELETED, EC2 events, resyncs) are read from the API server.
+ * Conflict = re-read the pair), and a delete because of the node's facts is planned again on the
+ * node as one GET finds it. Hints older than the handler's limit, hinted pods that are terminating,
+ * a replayed or redelivered message, and a node without hints (DELETED, EC2 events, resyncs) are
+ * read from the API server.
  */
 import * as z from 'zod';
 import { nodeHintSchema, podHintSchema } from './pair-hints.ts';

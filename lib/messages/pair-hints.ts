@@ -18,8 +18,11 @@
  * (without it the pair handler takes the hash from its cache, else one LIST of revisions).
  * Stale hints are safe because writes carry their own guards: a create uses the deterministic pod
  * name (409 AlreadyExists = done), a delete carries the hinted `uid` + `resourceVersion`
- * preconditions (409 Conflict = the pod changed). On a Conflict, or when the hints are older than
- * the handler's freshness limit (`observedAt`), the handler drops the hints and reads the pair.
+ * preconditions (409 Conflict = the pod changed). What a pod precondition cannot see is the node:
+ * a delete because of the node's facts (taints, labels, the node gone) is planned again on the node
+ * as one GET finds it. On a Conflict, when the hints are older than the handler's freshness limit
+ * (`observedAt`), or when the message is a replay or a redelivery, the handler drops the hints and
+ * reads the pair.
  */
 import type { V1Node, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import * as z from 'zod';

@@ -27,6 +27,11 @@ export interface PairRead {
   readonly currentHash: string;
   /** The node and pods came from hints. */
   readonly hinted: boolean;
+  /**
+   * `node` is the API server's answer to a GET made for this read (neither hinted nor a recent read
+   * of another step): a delete because of the node may be planned from it as it is.
+   */
+  readonly nodeConfirmed: boolean;
   /** The resourceVersion of the LIST the pods came from, when they were listed (not hinted). */
   readonly podsListedAt?: string;
   /** When the API server answered the copy of the DaemonSet in `ds` (ms since the epoch). */
@@ -57,18 +62,18 @@ export async function readDaemonSet(
   return undefined;
 }
 
-/** The node, from the reads of the last seconds when allowed, else a GET. */
+/** The node (undefined when gone), from the reads of the last seconds when allowed, else a GET (`confirmed`). */
 async function readNode(
   deps: ReconcileDeps,
   name: string,
   freshness: Freshness,
-): Promise<V1Node | undefined> {
+): Promise<{ node: V1Node | undefined; confirmed: boolean }> {
   const now = deps.clock().getTime();
   const recent = freshness === 'recent' ? deps.objects.recentNode(name, now) : undefined;
-  if (recent !== undefined) return recent;
+  if (recent !== undefined) return { node: recent, confirmed: false };
   const node = await deps.kube.getNode(name);
   if (node !== undefined) deps.objects.putRecentNodes([node], now);
-  return node;
+  return { node, confirmed: true };
 }
 
 /** The pods of `ds` made for the node, bound or not, read fresh (the pair's write depends on them). */
@@ -100,7 +105,7 @@ export async function readPair(
   if (read === undefined) return undefined;
   const ds = read.value;
   const nodeName = message.node.name;
-  const [node, listed, currentHash] = await Promise.all([
+  const [{ node, confirmed }, listed, currentHash] = await Promise.all([
     readNode(deps, nodeName, freshness),
     readPairPods(deps, ds, nodeName),
     currentRevisionHash(deps, ds),
@@ -112,6 +117,7 @@ export async function readPair(
     pods: listed.pods,
     currentHash,
     hinted: false,
+    nodeConfirmed: confirmed,
     podsListedAt: listed.listedAt,
     dsReadAt: read.at,
   };
@@ -162,7 +168,10 @@ export async function readHintedPair(
   const namespace = ds.metadata?.namespace ?? 'default';
   // A node missing from the DaemonSet step's LIST may have joined since: its absence is asked of the
   // API server (a GET), never taken from a LIST, before any pod of it is deleted.
-  const node = hints.node === null ? await readNode(deps, nodeName, 'fresh') : nodeFromHint(hints.node);
+  const { node, confirmed } =
+    hints.node === null
+      ? await readNode(deps, nodeName, 'fresh')
+      : { node: nodeFromHint(hints.node), confirmed: false };
   const currentHash = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
   if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
     const listed = await readPairPods(deps, ds, nodeName);
@@ -173,12 +182,13 @@ export async function readHintedPair(
       pods: listed.pods,
       currentHash,
       hinted: true,
+      nodeConfirmed: confirmed,
       podsListedAt: listed.listedAt,
       dsReadAt: read.at,
     };
   }
   const pods = hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
-  return { ds, node, nodeName, pods, currentHash, hinted: true, dsReadAt: read.at };
+  return { ds, node, nodeName, pods, currentHash, hinted: true, nodeConfirmed: confirmed, dsReadAt: read.at };
 }
 
 /**
@@ -213,4 +223,23 @@ export async function confirmedForCreate(
   if (fresh.value.metadata?.resourceVersion === read.ds.metadata?.resourceVersion)
     return { ...read, dsReadAt: fresh.at };
   return readPair(deps, message, 'fresh', fresh);
+}
+
+/**
+ * `read` with its node as the API server has it now, for a plan that would delete a pod because of
+ * the node (`becauseOfNode`): a hinted node, or a recent read, may be a version the node has left
+ * since — tainted and untainted again, relabelled, re-created — and a delete's pod preconditions
+ * cannot see that. One GET, unless `read` already got its node so (`nodeConfirmed`): `read` itself
+ * then. As upstream's pod GC asks the API server whether a node missing from its informer really
+ * is gone before deleting its pods (podgc gcOrphaned: discoverDeletedNodes / checkIfNodeExists).
+ */
+export async function withConfirmedNode(deps: ReconcileDeps, read: Readonly<PairRead>): Promise<PairRead> {
+  if (read.nodeConfirmed) return read;
+  const { node } = await readNode(deps, read.nodeName, 'fresh');
+  return { ...read, node, nodeConfirmed: true };
+}
+
+/** The node's resourceVersion ('' when it has none); undefined when it is gone. */
+export function nodeVersion(node: Readonly<V1Node> | undefined): string | undefined {
+  return node === undefined ? undefined : (node.metadata?.resourceVersion ?? '');
 }

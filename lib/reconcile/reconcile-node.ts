@@ -5,6 +5,7 @@
  * cluster with N DaemonSets costs its N pod creates and their Events.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { type Action, deletesBecauseOfNode } from '../core/action.ts';
 import { isControlledBy } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -17,7 +18,7 @@ import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
-import { HINT_MAX_AGE_SECONDS, hintsAreFresh } from './pair-reader.ts';
+import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { reconcilePair } from './reconcile-pair.ts';
@@ -54,12 +55,13 @@ async function withUnboundPods(deps: ReconcileDeps, nodeName: string, bound: V1P
   return [...bound, ...made];
 }
 
-/** What one pair on the node needs. */
+/** What one pair on the node needs, and its plan. */
 interface NodePair {
   readonly ds: DaemonSet;
   readonly node: V1Node | undefined;
   readonly pods: V1Pod[];
   readonly currentHash: string;
+  readonly actions: Action[];
 }
 
 /** The node's state as a step plans from it. */
@@ -70,6 +72,8 @@ interface NodeState {
   readonly node: V1Node | undefined;
   /** The pods on the node (any controller), for the DaemonSets' own to be picked from. */
   readonly podsOf: (ds: Readonly<DaemonSet>) => V1Pod[];
+  /** `node` is the answer to a GET of this step, not a hint. */
+  readonly nodeConfirmed: boolean;
 }
 
 /**
@@ -84,7 +88,12 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
   ]);
   if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
   const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
-  return { daemonSets, node, podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)) };
+  return {
+    daemonSets,
+    node,
+    podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)),
+    nodeConfirmed: true,
+  };
 }
 
 /**
@@ -160,7 +169,46 @@ async function hintedNodeState(
     hints.pods
       .map((pod) => podFromHint(pod, ds.metadata?.namespace ?? 'default', nodeName))
       .filter((pod) => isControlledBy(pod, ds));
-  return { daemonSets, node: nodeFromHint(hints.node), podsOf };
+  return { daemonSets, node: nodeFromHint(hints.node), podsOf, nodeConfirmed: false };
+}
+
+/** Each DaemonSet of `managed` (whose revision hashes are `hashes`) on the node of `state`, planned at `now`. */
+function planPairs(
+  state: Readonly<NodeState>,
+  managed: readonly DaemonSet[],
+  hashes: readonly string[],
+  nodeName: string,
+  now: Date,
+): NodePair[] {
+  return managed.map((ds, index) => {
+    const pods = state.podsOf(ds);
+    const currentHash = hashes[index] ?? '';
+    const actions = planPair({ ds, node: state.node, pods, currentHash, now, nodeName });
+    return { ds, node: state.node, pods, currentHash, actions };
+  });
+}
+
+/**
+ * The pairs planned on the node's current version (docs/design.md, 9. Hints, and why a stale hint
+ * is safe): when the node came from hints and a plan would delete a pod because of the node, the
+ * node is asked of the API server (one GET for every pair) and the pairs planned again if its
+ * resourceVersion, or its existence, differs — a hint may show a taint or label the node has lost
+ * since, which no pod precondition sees. A node joining plans creates only, and pays nothing.
+ */
+async function pairsOnCurrentNode(
+  deps: ReconcileDeps,
+  nodeName: string,
+  state: Readonly<NodeState>,
+  managed: readonly DaemonSet[],
+  hashes: readonly string[],
+): Promise<NodePair[]> {
+  const now = deps.clock();
+  const pairs = planPairs(state, managed, hashes, nodeName, now);
+  if (state.nodeConfirmed || !pairs.some((pair) => deletesBecauseOfNode(pair.actions))) return pairs;
+  const node = await deps.kube.getNode(nodeName);
+  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
+  if (nodeVersion(node) === nodeVersion(state.node)) return pairs;
+  return planPairs({ ...state, node }, managed, hashes, nodeName, now);
 }
 
 /**
@@ -168,9 +216,10 @@ async function hintedNodeState(
  * when the message has usable ones (no request before the writes when they carry the DaemonSets and
  * their revision hashes, or the process has them cached), else read (one LIST of DaemonSets, one GET
  * of the node, one LIST of its pods); then the revision hashes (hinted or cached, else one LIST per
- * namespace), then each pair planned and executed directly, concurrently. A pair
- * whose delete meets a Conflict is handed to the pair step (fresh read). A node that is gone gets
- * its daemon pods deleted, the unbound ones included.
+ * namespace), then each pair planned — a hinted node confirmed by one GET before a delete because
+ * of it — and executed directly, concurrently. A pair whose delete meets a Conflict is handed to
+ * the pair step (fresh read). A node that is gone gets its daemon pods deleted, the unbound ones
+ * included.
  */
 export async function reconcileNode(
   deps: ReconcileDeps,
@@ -179,15 +228,9 @@ export async function reconcileNode(
   const state = (await hintedNodeState(deps, message)) ?? (await readNodeState(deps, message.node.name));
   const managed = state.daemonSets.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
+  const pairs = await pairsOnCurrentNode(deps, message.node.name, state, managed, hashes);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
-  const reports = await mapConcurrent([...managed.entries()], ([index, ds]) =>
-    reconcileNodePair(deps, message, {
-      ds,
-      node: state.node,
-      pods: state.podsOf(ds),
-      currentHash: hashes[index] ?? '',
-    }),
-  );
+  const reports = await mapConcurrent(pairs, (pair) => reconcileNodePair(deps, message, pair));
   return sumReports(...reports);
 }
 
@@ -196,10 +239,9 @@ async function reconcileNodePair(
   message: Readonly<NodeMessage>,
   pair: Readonly<NodePair>,
 ): Promise<StepReport> {
-  const { ds, node, pods, currentHash } = pair;
+  const { ds, node, pods, actions } = pair;
   const nodeName = message.node.name;
   const now = deps.clock();
-  const actions = planPair({ ds, node, pods, currentHash, now, nodeName });
   if (actions.length === 0 && !pods.some((pod) => pod.metadata?.deletionTimestamp)) return emptyReport();
   const result = await executeActions(deps, ds, actions, { pods });
   deps.expectations.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);

@@ -2,14 +2,21 @@
  * The `pair` step: make one DaemonSet right on one node (upstream podsShouldBeOnNode + syncNodes
  * for a single node), idempotently, from hints or a fresh read.
  */
-import type { Action } from '../core/action.ts';
+import { type Action, deletesBecauseOfNode } from '../core/action.ts';
 import { planPair } from '../core/pair-plan.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
-import { confirmedForCreate, type PairRead, readHintedPair, readPair } from './pair-reader.ts';
+import {
+  confirmedForCreate,
+  nodeVersion,
+  type PairRead,
+  readHintedPair,
+  readPair,
+  withConfirmedNode,
+} from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
@@ -70,8 +77,15 @@ export async function reconcilePair(
   throw new PairConflictError(message);
 }
 
+/** A read and the plan made from it. */
+interface Planned {
+  readonly read: PairRead;
+  readonly actions: Action[];
+}
+
 /**
- * The plan for `read`, its DaemonSet confirmed first when the plan creates a pod (see
+ * The plan for `read`, its node confirmed first when the plan deletes a pod because of the node
+ * (see `planOnCurrentNode`), its DaemonSet confirmed when the plan creates a pod (see
  * `confirmedForCreate`); undefined when there is nothing to do: the DaemonSet is gone, being
  * deleted or invalid.
  */
@@ -81,13 +95,28 @@ async function planConfirmed(
   read: PairRead,
   now: Date,
   receivedAt: number,
-): Promise<{ read: PairRead; actions: Action[] } | undefined> {
+): Promise<Planned | undefined> {
   if (!isActionable(read.ds)) return undefined;
-  const actions = planRead(read, now);
-  if (!actions.some((action) => action.type === 'create')) return { read, actions };
-  const confirmed = await confirmedForCreate(deps, message, read, receivedAt);
+  const planned = await planOnCurrentNode(deps, read, now);
+  if (!planned.actions.some((action) => action.type === 'create')) return planned;
+  const confirmed = await confirmedForCreate(deps, message, planned.read, receivedAt);
   if (confirmed === undefined || !isActionable(confirmed.ds)) return undefined;
-  return confirmed === read ? { read, actions } : { read: confirmed, actions: planRead(confirmed, now) };
+  return confirmed === planned.read ? planned : { read: confirmed, actions: planRead(confirmed, now) };
+}
+
+/**
+ * The plan for `read`, decided on the node's current version when it deletes a pod because of the
+ * node (docs/design.md, 9. Hints, and why a stale hint is safe): a hinted or recently read node is
+ * asked of the API server (one GET, see `withConfirmedNode`) and the pair planned again when its
+ * resourceVersion, or its existence, differs. Other plans, creates included, go as they are: their
+ * writes guard themselves.
+ */
+async function planOnCurrentNode(deps: ReconcileDeps, read: PairRead, now: Date): Promise<Planned> {
+  const actions = planRead(read, now);
+  if (read.nodeConfirmed || !deletesBecauseOfNode(actions)) return { read, actions };
+  const confirmed = await withConfirmedNode(deps, read);
+  if (nodeVersion(confirmed.node) === nodeVersion(read.node)) return { read: confirmed, actions };
+  return { read: confirmed, actions: planRead(confirmed, now) };
 }
 
 function pairKeyOf(message: Readonly<PairMessage>): string {

@@ -91,18 +91,44 @@ export function planBatch(records: readonly Readonly<SQSRecord>[], receivedAt = 
   return { records: parsedRecords, runner, repeated, receivedAt };
 }
 
-/** `message` without hints, when the batch holds several records for its key. */
+/** `message` without the hints it carries (a pair's or a node's): its step reads instead. */
 function withoutHints(message: WorkMessage): WorkMessage {
-  if (message.kind !== 'pair' || message.hints === undefined) return message;
+  if (message.kind === 'daemonset' || message.hints === undefined) return message;
   const { hints: _hints, ...rest } = message;
   return rest;
 }
 
 /**
+ * True when the record is a replay (cause `replay`: an archived trigger sent again, its hints as old
+ * as the event it replays) or a redelivery (`ApproximateReceiveCount` > 1: an earlier receive may
+ * have acted on it, and the cluster moved on since).
+ */
+export function isReplayOrRedelivery(record: Readonly<SQSRecord>, message: Readonly<WorkMessage>): boolean {
+  return message.cause.type === 'replay' || Number(record.attributes.ApproximateReceiveCount ?? '1') > 1;
+}
+
+/**
+ * The message the record's step runs (docs/design.md, 9. Hints, and why a stale hint is safe):
+ * without its hints when it is a replay or a redelivery — the facts it carries may be older than
+ * what the cluster has shown since, even within the hint window (a node tainted and untainted
+ * again) — and without a pair's hints when the batch holds several records for its key; else as
+ * sent.
+ */
+export function messageToRun(
+  record: Readonly<SQSRecord>,
+  message: WorkMessage,
+  repeated: boolean,
+): WorkMessage {
+  if (isReplayOrRedelivery(record, message)) return withoutHints(message);
+  return repeated && message.kind === 'pair' ? withoutHints(message) : message;
+}
+
+/**
  * Handles one record, its body parsed once by {@link planBatch}: a body that is not a valid work
  * message, or work that can never succeed (a terminal error such as 422 Invalid), goes to the DLQ
- * at once with its reason; a later record of a key already run in this batch is skipped; a 429 sends the message back through the
- * delayed path after Retry-After and counts as processed, so throttling never burns a receive.
+ * at once with its reason; a later record of a key already run in this batch is skipped; a replay
+ * or redelivery runs without its hints ({@link messageToRun}); a 429 sends the message back through
+ * the delayed path after Retry-After and counts as processed, so throttling never burns a receive.
  * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
  * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
  * redrive policy moves it to the DLQ after maxReceiveCount.
@@ -116,7 +142,7 @@ export async function reconcileRecord(
   if (!parsed.ok) return deadLetter(deps, record, `poison message: ${parsed.reason}`, groupId);
   const key = workKey(parsed.message);
   if (plan.runner.get(key) !== record.messageId) return { type: 'duplicate' };
-  const message = plan.repeated.has(key) ? withoutHints(parsed.message) : parsed.message;
+  const message = messageToRun(record, parsed.message, plan.repeated.has(key));
   const started = performance.now();
   try {
     const report = await reconcileMessage(deps, message, plan.receivedAt);
