@@ -70,6 +70,12 @@ export const requeueCauseSchema = z.object({
   type: z.literal('requeue'),
   reason: z.string().min(1).max(256),
   attempt: z.number().int().nonnegative().optional(),
+  /**
+   * Retryable failures in a row the message was sent back for (absent: none). Counted apart from
+   * `attempt`, so a message that waited often (terminating pods, status windows) still gets the
+   * whole failure backoff before it is left to SQS redelivery.
+   */
+  failures: z.number().int().positive().optional(),
   requestedAt: z.iso.datetime({ offset: true }),
 });
 

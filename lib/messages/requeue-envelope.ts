@@ -141,17 +141,30 @@ export function isBeyondRequeueCap(notBefore: Date, now: Date): boolean {
   return notBefore.getTime() - now.getTime() > MAX_REQUEUE_WAIT_SECONDS * 1000;
 }
 
+/** The retryable failures in a row `message` was sent back for (0 for a message that never failed). */
+export function failuresOf(message: Readonly<WorkMessage>): number {
+  return message.cause.type === 'requeue' ? (message.cause.failures ?? 0) : 0;
+}
+
 /**
  * `message` sent again for `reason`: its cause becomes a requeue requested at `now` (so it is new
- * work to FIFO de-duplication) with the attempt counted on from a previous requeue, and its hints
- * are dropped (they describe the state that made the wait necessary).
+ * work to FIFO de-duplication) with the attempt counted on from a previous requeue — and, when
+ * `failed`, its failures in a row too (any other requeue follows a step that succeeded, so it
+ * starts them again) — and its hints are dropped (they describe the state that made the wait
+ * necessary).
  */
-export function withRequeueCause(message: Readonly<WorkMessage>, reason: string, now: Date): WorkMessage {
+export function withRequeueCause(
+  message: Readonly<WorkMessage>,
+  reason: string,
+  now: Date,
+  failed = false,
+): WorkMessage {
   const attempt = message.cause.type === 'requeue' ? (message.cause.attempt ?? 0) + 1 : 0;
   const cause = {
     type: 'requeue' as const,
     reason: reason.slice(0, 256),
     attempt,
+    ...(failed ? { failures: failuresOf(message) + 1 } : {}),
     requestedAt: now.toISOString(),
   };
   if (message.kind === 'daemonset') return { ...message, cause };

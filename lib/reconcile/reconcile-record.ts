@@ -10,7 +10,7 @@ import { isNamespaceGone } from '../kube/namespace-gone.ts';
 import { messageGroupId } from '../messages/message-group-id.ts';
 import type { ParseResult } from '../messages/parse-json-object.ts';
 import { parseWorkMessage } from '../messages/parse-work-message.ts';
-import { withRequeueCause } from '../messages/requeue-envelope.ts';
+import { failuresOf, withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { WorkMessage } from '../messages/work-message.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { reconcileMessage } from './reconcile-message.ts';
@@ -162,11 +162,13 @@ export async function reconcileRecord(
     }
     if (!isRetryable(error))
       return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
-    const retry = withRequeueCause(message, `failed: ${messageOf(error)}`, deps.clock());
-    const attempt = retry.cause.type === 'requeue' ? (retry.cause.attempt ?? 0) : 0;
-    if (attempt >= MAX_FAILURE_REQUEUES) throw error;
-    const afterSeconds = 2 ** attempt;
-    await deps.requeue.requeue(retry, afterSeconds);
+    const failures = failuresOf(message);
+    if (failures >= MAX_FAILURE_REQUEUES) throw error;
+    const afterSeconds = 2 ** failures;
+    await deps.requeue.requeue(
+      withRequeueCause(message, `failed: ${messageOf(error)}`, deps.clock(), true),
+      afterSeconds,
+    );
     return { type: 'retried', afterSeconds, error: messageOf(error) };
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   daemonSetRequeueSlot,
   delaySecondsUntil,
+  failuresOf,
   formatRequeueEnvelope,
   parseRequeueEnvelope,
   withRequeueCause,
@@ -49,5 +50,19 @@ describe('requeue envelopes', () => {
       hints: { observedAt: at, node: { name: 'n1', resourceVersion: '1' }, daemonSets: [], pods: [] },
     };
     expect(withRequeueCause(node, 'failed', new Date(at))).not.toHaveProperty('hints');
+  });
+
+  it('counts failures in a row apart from attempts: waits neither add to them nor keep them', () => {
+    const waited = [1, 2, 3, 4, 5].reduce<WorkMessage>(
+      (m) => withRequeueCause(m, 'terminating pod', new Date(at)),
+      pair,
+    );
+    expect(failuresOf(waited)).toBe(0);
+    const failedOnce = withRequeueCause(waited, 'failed: 500', new Date(at), true);
+    expect(failedOnce.cause).toMatchObject({ attempt: 5, failures: 1 });
+    const failedTwice = withRequeueCause(failedOnce, 'failed: 500', new Date(at), true);
+    expect(failuresOf(failedTwice)).toBe(2);
+    // A step that ran and asked to wait succeeded: the failures in a row start again.
+    expect(failuresOf(withRequeueCause(failedTwice, 'terminating pod', new Date(at)))).toBe(0);
   });
 });

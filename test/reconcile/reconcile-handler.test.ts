@@ -147,7 +147,8 @@ describe('the reconcile handler', () => {
       cause: {
         type: 'requeue',
         reason: 'failed: 500',
-        attempt: MAX_FAILURE_REQUEUES - 1,
+        attempt: MAX_FAILURE_REQUEUES + 2,
+        failures: MAX_FAILURE_REQUEUES,
         requestedAt: new Date(at).toISOString(),
       },
     });
