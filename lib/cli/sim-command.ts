@@ -5,11 +5,17 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  AUTHORIZATION_MODES,
+  type AuthorizationMode,
+  isAuthorizationMode,
+} from '../sim/auth/authorization-mode.ts';
 import { startSimCluster } from '../sim/start-sim-cluster.ts';
 import { stopSignal } from './stop-signal.ts';
 
 /** Usage of `everynode sim`. */
 export const SIM_USAGE = `Usage: everynode sim [--port N] [--nodes N] [--kubeconfig PATH] [--seed N] [--time-scale X]
+                    [--tls] [--token-auth-file FILE] [--authorization-mode MODE]
 
 Runs a simulated Kubernetes cluster on 127.0.0.1 until interrupted (Ctrl-C).
   --port N          port of the API server (default 0: any free port)
@@ -18,6 +24,15 @@ Runs a simulated Kubernetes cluster on 127.0.0.1 until interrupted (Ctrl-C).
   --kubeconfig PATH where to write the kubeconfig (default: a file in the temp directory)
   --seed N          seed of the fault injector (default 1)
   --time-scale X    multiplies every simulated delay and grace period (default 1)
+  --tls             serve HTTPS with a CA made at start; the kubeconfig trusts it (default plain HTTP)
+  --token-auth-file FILE
+                    authenticate bearer tokens from FILE, kube-apiserver's static token CSV
+                    (token,user,uid[,"group1,group2"]); unknown tokens get 401, requests without
+                    one are system:anonymous; the kubeconfig gets a generated admin token
+                    (default: no authentication, every request is the administrator)
+  --authorization-mode MODE
+                    AlwaysAllow (default: every request is served) or RBAC (system:masters may do
+                    anything, everyone else what Roles, ClusterRoles and their bindings grant)
 `;
 
 /** A bad command line; the message is the one line to print. */
@@ -35,6 +50,12 @@ export interface SimCommandOptions {
   readonly kubeconfigPath: string | undefined;
   readonly seed: number;
   readonly timeScale: number;
+  /** `--tls`: serve HTTPS. */
+  readonly tls: boolean;
+  /** `--token-auth-file`: the static token file. */
+  readonly tokenAuthFile: string | undefined;
+  /** `--authorization-mode`: AlwaysAllow or RBAC; undefined when not given. */
+  readonly authorizationMode: AuthorizationMode | undefined;
   readonly help: boolean;
 }
 
@@ -51,6 +72,14 @@ function integer(
   return n;
 }
 
+/** The `--authorization-mode` value, checked; undefined when not given. */
+function authorizationModeOf(value: string | undefined): AuthorizationMode | undefined {
+  if (value === undefined || isAuthorizationMode(value)) return value;
+  throw new UsageError(
+    `--authorization-mode must be one of ${AUTHORIZATION_MODES.join(', ')}, got '${value}'`,
+  );
+}
+
 /** Parses the arguments after `sim`; throws UsageError with a one-line message when they are wrong. */
 export function parseSimArgs(args: readonly string[]): SimCommandOptions {
   let values: Record<string, string | boolean | undefined>;
@@ -63,6 +92,9 @@ export function parseSimArgs(args: readonly string[]): SimCommandOptions {
         kubeconfig: { type: 'string' },
         seed: { type: 'string' },
         'time-scale': { type: 'string' },
+        tls: { type: 'boolean' },
+        'token-auth-file': { type: 'string' },
+        'authorization-mode': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -82,6 +114,9 @@ export function parseSimArgs(args: readonly string[]): SimCommandOptions {
     kubeconfigPath: str('kubeconfig'),
     seed: integer('seed', str('seed'), 1),
     timeScale,
+    tls: values.tls === true,
+    tokenAuthFile: str('token-auth-file'),
+    authorizationMode: authorizationModeOf(str('authorization-mode')),
     help: values.help === true,
   };
 }
@@ -138,6 +173,9 @@ async function serveUntil(
     seed: options.seed,
     kubeconfigPath,
     timing: { timeScale: options.timeScale },
+    tls: options.tls,
+    ...(options.tokenAuthFile === undefined ? {} : { tokenAuthFile: options.tokenAuthFile }),
+    ...(options.authorizationMode === undefined ? {} : { authorizationMode: options.authorizationMode }),
   });
   io.stdout(
     `everynode sim: API server at ${cluster.url} with ${cluster.nodes.names().length} nodes\n` +
@@ -145,6 +183,10 @@ async function serveUntil(
       `  export KUBECONFIG=${kubeconfigPath}\n` +
       'Press Ctrl-C to stop.\n',
   );
+  // client-go applies a kubeconfig's credentials only over TLS (clientcmd DirectClientConfig
+  // ClientConfig): over plain HTTP kubectl sends no token and is system:anonymous.
+  if (options.tokenAuthFile !== undefined && !options.tls)
+    io.stderr('everynode sim: kubectl sends no token over plain HTTP, so it is anonymous: add --tls\n');
   await untilAborted(signal);
   await cluster.stop();
 }

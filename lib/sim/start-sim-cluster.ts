@@ -4,18 +4,26 @@
  * controls. What `everynode sim` runs, and what tests and benchmarks start.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { createApiServer } from './apiserver/api-server.ts';
+import { type ApiServerOptions, createApiServer } from './apiserver/api-server.ts';
+import { OPEN_ACCESS } from './auth/access-control.ts';
+import { type AuthorizationMode, withAuthorizationMode } from './auth/authorization-mode.ts';
+import { seedBootstrapPolicy } from './auth/rbac-bootstrap-policy.ts';
+import { generateServingCertificates } from './auth/serving-certificates.ts';
+import { type SimAuthenticationOptions, simAuthentication } from './auth/sim-authentication.ts';
 import { RequestCounters } from './counters.ts';
 import { FaultInjector } from './faults.ts';
-import { kubeconfigFor, writeKubeconfig } from './kubeconfig.ts';
+import { type KubeconfigOptions, kubeconfigFor, writeKubeconfig } from './kubeconfig.ts';
 import { NodeControls } from './node-controls.ts';
 import { simNodes } from './sim-nodes.ts';
 import { startSimRuntime } from './sim-runtime.ts';
 import type { SimTiming } from './sim-timing.ts';
 import { ClusterStore, type KubeObject } from './storage/store.ts';
 
-/** Options of startSimCluster. */
-export interface SimClusterOptions {
+/**
+ * Options of startSimCluster. Authentication (`tokenAuthFile`, `eks`) is off unless asked for:
+ * every request is then the administrator's, as it always was.
+ */
+export interface SimClusterOptions extends SimAuthenticationOptions {
   /** TCP port on 127.0.0.1; 0 or omitted picks a free one. */
   readonly port?: number;
   /**
@@ -42,12 +50,25 @@ export interface SimClusterOptions {
   readonly watchWindow?: number;
   /** Milliseconds between watch bookmarks. Default 60,000, like the real watch cache. */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * Serve HTTPS with a CA made at start and a certificate it signs for 127.0.0.1 and localhost;
+   * the kubeconfig then trusts that CA (no `insecure-skip-tls-verify`). Default plain HTTP.
+   */
+  readonly tls?: boolean;
+  /**
+   * kube-apiserver's `--authorization-mode`: `AlwaysAllow` (default) serves every request; `RBAC`
+   * allows `system:masters` everything and everyone else what the cluster's Roles, ClusterRoles
+   * and bindings grant (the default roles of a real cluster exist either way).
+   */
+  readonly authorizationMode?: AuthorizationMode;
 }
 
 /** A running simulated cluster. */
 export interface SimCluster {
-  /** Base URL of the API server, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL of the API server, e.g. `http://127.0.0.1:41234` (`https://` with `tls`). */
   readonly url: string;
+  /** PEM of the CA clients trust, with `tls`. */
+  readonly caCertificate?: string;
   /** Kubeconfig YAML for kubectl and @kubernetes/client-node. */
   readonly kubeconfig: string;
   /** Where the kubeconfig was written, when asked to. */
@@ -66,11 +87,35 @@ export interface SimCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * TLS and authentication as `options` ask: what the API server is given, and what the kubeconfig
+ * carries (the generated admin token, the CA). Nothing when neither is asked for.
+ */
+async function securityOf(
+  options: Readonly<SimClusterOptions>,
+): Promise<{ server: Pick<ApiServerOptions, 'access' | 'tls'>; kubeconfig: KubeconfigOptions }> {
+  const authentication = await simAuthentication(options);
+  const certificates = options.tls ? await generateServingCertificates() : undefined;
+  return {
+    server: {
+      ...(authentication ? { access: { ...OPEN_ACCESS, authenticate: authentication.authenticate } } : {}),
+      ...(certificates ? { tls: { cert: certificates.certificate, key: certificates.privateKey } } : {}),
+    },
+    kubeconfig: {
+      ...(authentication ? { token: authentication.adminToken } : {}),
+      ...(certificates ? { caCertificate: certificates.caCertificate } : {}),
+    },
+  };
+}
+
 /** Starts a simulated cluster; resolves once the API server listens and the nodes exist. */
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const security = await securityOf(options);
   const store = new ClusterStore(
     options.watchWindow === undefined ? {} : { watchWindow: options.watchWindow },
   );
+  seedBootstrapPolicy(store);
+  const access = withAuthorizationMode(security.server.access, options.authorizationMode, store);
   const initial = typeof options.nodes === 'object' ? options.nodes : simNodes(options.nodes);
   for (const node of initial) store.create('nodes', creatable(node));
   const runtime = startSimRuntime(store, options.timing === undefined ? {} : { timing: options.timing });
@@ -82,11 +127,13 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     // Watches end after the scaled --min-request-timeout, as a real server ends them.
     timeScale: runtime.context.timing.timeScale,
     ...(options.bookmarkIntervalMs === undefined ? {} : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
+    ...security.server,
+    ...(access ? { access } : {}),
   });
   let url: string;
   try {
     url = await server.listen(options.port ?? 0);
-    if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, url);
+    if (options.kubeconfigPath) await writeKubeconfig(options.kubeconfigPath, url, security.kubeconfig);
   } catch (error) {
     runtime.stop();
     await server.close().catch(() => undefined);
@@ -96,7 +143,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   }
   return {
     url,
-    kubeconfig: kubeconfigFor(url),
+    kubeconfig: kubeconfigFor(url, security.kubeconfig),
+    ...(security.kubeconfig.caCertificate ? { caCertificate: security.kubeconfig.caCertificate } : {}),
     ...(options.kubeconfigPath ? { kubeconfigPath: options.kubeconfigPath } : {}),
     counters,
     faults,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,6 +31,22 @@ describe('parseSimArgs', () => {
       expected: { port: 8001, nodes: 10000, kubeconfigPath: '/tmp/k', seed: 7, timeScale: 0.5 },
     },
     { name: '--nodes 0 is an empty cluster', args: ['--nodes', '0'], expected: { nodes: 0 } },
+    {
+      name: 'no TLS and no token file by default',
+      args: [],
+      expected: { tls: false, tokenAuthFile: undefined },
+    },
+    {
+      name: 'TLS and a token file',
+      args: ['--tls', '--token-auth-file', '/etc/tokens.csv'],
+      expected: { tls: true, tokenAuthFile: '/etc/tokens.csv' },
+    },
+    { name: 'no authorization mode by default', args: [], expected: { authorizationMode: undefined } },
+    {
+      name: 'RBAC authorization',
+      args: ['--authorization-mode', 'RBAC'],
+      expected: { authorizationMode: 'RBAC' },
+    },
   ])('$name', ({ args, expected }) => {
     expect(parseSimArgs(args)).toMatchObject(expected);
   });
@@ -44,6 +60,11 @@ describe('parseSimArgs', () => {
     },
     { name: 'a zero time scale', args: ['--time-scale', '0'], message: '--time-scale must be a number > 0' },
     { name: 'an unknown flag', args: ['--bogus'], message: "Unknown option '--bogus'" },
+    {
+      name: 'an unknown authorization mode',
+      args: ['--authorization-mode', 'Webhook'],
+      message: "--authorization-mode must be one of AlwaysAllow, RBAC, got 'Webhook'",
+    },
   ])('rejects $name', ({ args, message }) => {
     expect(() => parseSimArgs(args)).toThrow(message);
   });
@@ -67,6 +88,45 @@ describe('runSimCommand', () => {
     stop.abort();
     expect(await done).toBe(0);
     await expect(fetch(`${url}/version`)).rejects.toThrow();
+  });
+
+  it('serves https with --tls and authenticates with --token-auth-file, the kubeconfig an admin’s', async () => {
+    const kubeconfig = join(dir, 'tls-kubeconfig');
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, 'alice-token,alice,1001\n');
+    const out: string[] = [];
+    const stop = new AbortController();
+    const done = runSimCommand(
+      ['--nodes', '1', '--kubeconfig', kubeconfig, '--tls', '--token-auth-file', tokens],
+      { stdout: (t) => out.push(t), stderr: (t) => out.push(t), stopSignal: stop.signal },
+    );
+    await eventuallyTrue(() => out.join('').includes('Press Ctrl-C'));
+    const url = /API server at (\S+) with 1 nodes/.exec(out.join(''))?.[1] ?? '';
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+    const written = readFileSync(kubeconfig, 'utf8');
+    expect(written).toContain('certificate-authority-data: ');
+    expect(written).not.toContain('insecure-skip-tls-verify');
+    expect(written).not.toContain('sim-token');
+    expect(out.join('')).not.toContain('kubectl sends no token');
+    stop.abort();
+    expect(await done).toBe(0);
+  });
+
+  it('warns that kubectl is anonymous with --token-auth-file over plain HTTP', async () => {
+    const tokens = join(dir, 'tokens-http.csv');
+    writeFileSync(tokens, 'alice-token,alice,1001\n');
+    const err: string[] = [];
+    const stop = new AbortController();
+    const done = runSimCommand(
+      ['--nodes', '0', '--kubeconfig', join(dir, 'http-kubeconfig'), '--token-auth-file', tokens],
+      { stdout: () => undefined, stderr: (t) => err.push(t), stopSignal: stop.signal },
+    );
+    await eventuallyTrue(() => err.length > 0);
+    expect(err).toEqual([
+      'everynode sim: kubectl sends no token over plain HTTP, so it is anonymous: add --tls\n',
+    ]);
+    stop.abort();
+    expect(await done).toBe(0);
   });
 
   it('answers a bad flag with one line and exit code 2', async () => {

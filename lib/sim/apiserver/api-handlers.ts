@@ -9,6 +9,7 @@ import { fieldSchemaOf, isCustomResource } from '../schema/store-field-schema.ts
 import { asRecord, jsonText } from '../schema/store-json.ts';
 import type { KubeObject } from '../schema/store-types.ts';
 import { orderUnknownPaths } from '../schema/store-unknown-fields.ts';
+import { answerSelfSubjectAccessReview } from './api-access-review.ts';
 import { apiVersionOf, type HandlerContext } from './api-context.ts';
 import {
   enforceFieldValidation,
@@ -137,13 +138,17 @@ function enforceOnBody(ctx: HandlerContext, directive: FieldValidation, body: De
   );
 }
 
-/** POST to a collection. */
+/** POST to a collection; a SelfSubjectAccessReview is answered, not stored. */
 export async function handleCreate(ctx: HandlerContext): Promise<void> {
   if (ctx.request.name !== undefined) throw SimApiError.methodNotAllowed(ctx.resource, 'create');
   const dryRun = dryRunOf(ctx.request.query, 'CreateOptions');
   const directive = fieldValidationOf(ctx.request.query, 'CreateOptions');
   const body = await bodyObject(ctx, directive);
   enforceOnBody(ctx, directive, body);
+  if (ctx.resource.key === 'authorization.k8s.io/selfsubjectaccessreviews') {
+    sendObject(ctx, 201, answerSelfSubjectAccessReview(ctx, body.obj));
+    return;
+  }
   const created = ctx.server.store.createShared(ctx.resource.key, body.obj, { dryRun });
   sendObject(ctx, 201, created);
 }

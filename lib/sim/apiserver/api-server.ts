@@ -1,8 +1,10 @@
 /**
- * The simulated Kubernetes API server: plain HTTP on 127.0.0.1 serving the ClusterStore with the
- * REST semantics of the real kube-apiserver, counted and optionally faulted per request.
+ * The simulated Kubernetes API server: HTTP (or HTTPS, given a certificate) on 127.0.0.1 serving
+ * the ClusterStore with the REST semantics of the real kube-apiserver, counted and optionally
+ * faulted per request.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type AccessControl, OPEN_ACCESS } from '../auth/access-control.ts';
 import { forbidden } from '../auth/access-denied.ts';
@@ -45,6 +47,11 @@ export interface ApiServerOptions {
   random?: () => number;
   /** Authentication and authorization of every request; default: every request is an administrator's. */
   access?: AccessControl;
+  /**
+   * Serve HTTPS with this certificate and private key (PEM), as kube-apiserver's `--tls-cert-file`
+   * and `--tls-private-key-file`; default plain HTTP.
+   */
+  tls?: { readonly cert: string; readonly key: string };
 }
 
 /**
@@ -153,10 +160,12 @@ export function createApiServer(store: ClusterStore, options: ApiServerOptions =
     defaultWatchTimeoutMs: watchLifetime(options),
     access: options.access ?? OPEN_ACCESS,
   };
-  const server: Server = createServer(
-    { keepAlive: true },
-    (req, res) => void listener(state, options.counters)(req, res),
-  );
+  const handle = (req: IncomingMessage, res: ServerResponse) =>
+    void listener(state, options.counters)(req, res);
+  const server: Server = options.tls
+    ? createTlsServer({ keepAlive: true, cert: options.tls.cert, key: options.tls.key }, handle)
+    : createServer({ keepAlive: true }, handle);
+  const scheme = options.tls ? 'https' : 'http';
   server.keepAliveTimeout = 65_000;
   return {
     listen(port = 0): Promise<string> {
@@ -164,7 +173,7 @@ export function createApiServer(store: ClusterStore, options: ApiServerOptions =
         server.once('error', reject);
         server.listen(port, '127.0.0.1', () => {
           const address = server.address() as AddressInfo;
-          resolve(`http://127.0.0.1:${address.port}`);
+          resolve(`${scheme}://127.0.0.1:${address.port}`);
         });
       });
     },

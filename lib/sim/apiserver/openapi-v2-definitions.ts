@@ -96,6 +96,7 @@ const scalarSchemas: Readonly<Record<ScalarCode, Schema>> = {
   ios: definitionRef(intOrStringName),
   q: definitionRef(quantityName),
   any: { type: 'object' },
+  json: {},
 };
 
 function schemaOf(type: FieldType): Schema {
@@ -164,7 +165,8 @@ export function v2Definitions(): Record<string, Schema> {
   for (const r of builtin) {
     const name = kindDefinitionName(r) ?? r.kind;
     definitions[name] = { ...definitions[name], ...gvkExtension(r.group, r.version, r.kind) };
-    definitions[name.replace(/[^.]+$/, r.listKind)] = listDefinition(r, name);
+    // Kinds that cannot be listed (SelfSubjectAccessReview) have no list type.
+    if (r.verbs.includes('list')) definitions[name.replace(/[^.]+$/, r.listKind)] = listDefinition(r, name);
   }
   for (const r of resources.filter((r) => r.group === 'everynode.dev')) {
     const name = kindDefinitionName(r) ?? r.kind;

@@ -120,10 +120,13 @@ export function resourceV2Paths(r: Readonly<ResourceDefinition>): Record<string,
     query('pretty', "If 'true', then the output is pretty printed."),
   ];
   const name = pathParameter('name', `name of the ${r.kind}`);
+  const post = writeOperation(r, 'post', `create%${scope}${r.kind}`, kind);
+  // A create-only resource (SelfSubjectAccessReview) has nothing but POST on its collection.
+  if (!r.verbs.includes('get')) return { [collection]: { post, parameters: common } };
   const paths: Record<string, Schema> = {
     [collection]: {
       get: operation(r, 'list', `list%${scope}${r.kind}`, list, { parameters: listParameters }),
-      post: writeOperation(r, 'post', `create%${scope}${r.kind}`, kind),
+      post,
       parameters: common,
     },
     [`${collection}/{name}`]: {

@@ -1,7 +1,8 @@
 /**
  * The `required` lists the Kubernetes OpenAPI publishes for the schemas of the type table
  * (lib/sim/openapi-types*.ts), by schema short name. These are the Go fields without `omitempty`
- * (or marked `+required`) in k8s.io/api core/v1 and apps/v1 and apimachinery meta/v1 types.go, as
+ * (or marked `+required`) in k8s.io/api core/v1, apps/v1, rbac/v1 and authorization/v1,
+ * apiextensions-apiserver apiextensions/v1 and apimachinery meta/v1 types.go, as
  * api/openapi-spec/swagger.json lists them; taken from the generated models of
  * @kubernetes/client-node 1.4.0 (its non-optional properties). kubectl's client-side validation
  * (k8s.io/kube-openapi pkg/util/proto/validation, kindItem.VisitKind) reports a missing one as
@@ -102,4 +103,24 @@ export const requiredFields: Readonly<Record<string, string>> = {
   RBDVolumeSource: 'image monitors',
   ScaleIOVolumeSource: 'gateway secretRef system',
   VsphereVirtualDiskVolumeSource: 'volumePath',
+  PolicyRule: 'verbs',
+  RoleBinding: 'roleRef',
+  ClusterRoleBinding: 'roleRef',
+  RoleRef: 'apiGroup kind name',
+  Subject: 'kind name',
+  SelfSubjectAccessReview: 'spec',
+  SubjectAccessReviewStatus: 'allowed',
+  FieldSelectorRequirement: 'key operator',
+  CustomResourceDefinition: 'spec',
+  CustomResourceDefinitionSpec: 'group names scope versions',
+  CustomResourceDefinitionNames: 'kind plural',
+  CustomResourceDefinitionVersion: 'name served storage',
+  CustomResourceDefinitionCondition: 'status type',
+  CustomResourceColumnDefinition: 'jsonPath name type',
+  CustomResourceConversion: 'strategy',
+  WebhookConversion: 'conversionReviewVersions',
+  ServiceReference: 'name namespace',
+  CustomResourceSubresourceScale: 'specReplicasPath statusReplicasPath',
+  SelectableField: 'jsonPath',
+  ValidationRule: 'rule',
 };

@@ -25,6 +25,12 @@ const builtinTypes: Readonly<Record<string, string>> = {
   Event: 'Event',
   DaemonSet: 'DaemonSet',
   ControllerRevision: 'ControllerRevision',
+  SelfSubjectAccessReview: 'SelfSubjectAccessReview',
+  ClusterRoleBinding: 'ClusterRoleBinding',
+  ClusterRole: 'ClusterRole',
+  RoleBinding: 'RoleBinding',
+  Role: 'Role',
+  CustomResourceDefinition: 'CustomResourceDefinition',
 };
 
 function queryParameter(name: string, description: string): Schema {
@@ -80,11 +86,11 @@ function resourcePaths(r: ResourceDefinition, schema: Schema, custom: boolean): 
     patch: patchOperation(r, schema, custom),
     delete: operation(r, 'delete'),
   };
+  const post = operation(r, 'post', { parameters: writeParameters, requestBody: body });
+  // A create-only resource (SelfSubjectAccessReview) has nothing but POST on its collection.
+  if (!r.verbs.includes('get')) return { [collection]: { post } };
   const paths: Record<string, Schema> = {
-    [collection]: {
-      get: operation(r, 'list'),
-      post: operation(r, 'post', { parameters: writeParameters, requestBody: body }),
-    },
+    [collection]: { get: operation(r, 'list'), post },
     [`${collection}/{name}`]: item,
   };
   for (const sub of r.subresources) paths[`${collection}/{name}/${sub}`] = { ...item, delete: undefined };

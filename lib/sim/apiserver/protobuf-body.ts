@@ -1,9 +1,11 @@
 /**
  * Just enough of the Kubernetes protobuf encoding (`application/vnd.kubernetes.protobuf`,
  * k8s.io/apimachinery/pkg/runtime/serializer/protobuf) to accept the bodies kubectl's typed clients
- * send: `kubectl create namespace` POSTs a protobuf Namespace. The envelope is the 4-byte magic
- * `k8s\0` and a runtime.Unknown; of the object only ObjectMeta's name, generateName, labels and
- * annotations and the Namespace spec's finalizers are read (generated.proto field numbers).
+ * send: `kubectl create namespace` POSTs a protobuf Namespace, `kubectl auth can-i` a protobuf
+ * SelfSubjectAccessReview, `kubectl create role|rolebinding|clusterrole|clusterrolebinding` the RBAC
+ * kinds. The envelope is the 4-byte magic `k8s\0` and a runtime.Unknown; of the object only
+ * ObjectMeta's name, generateName, labels and annotations, the Namespace spec's finalizers, the
+ * review's spec and the RBAC rules, subjects and roleRef are read (generated.proto field numbers).
  */
 import { SimApiError } from '../schema/api-error.ts';
 
@@ -68,35 +70,102 @@ export function isProtobufBody(body: Buffer): boolean {
   return body.length >= 4 && body.subarray(0, 4).toString('latin1') === 'k8s\u0000';
 }
 
-/** The JSON object of a protobuf Namespace body; 415 for any other kind (not decoded by the simulator). */
+/** ObjectMeta's name, generateName, labels and annotations (the fields read), empty ones left out. */
+function objectMeta(meta: Fields): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries({
+      name: text(meta, 1),
+      generateName: text(meta, 2),
+      labels: stringMap(meta, 11),
+      annotations: stringMap(meta, 12),
+    }).filter(([, v]) => v !== undefined && v !== ''),
+  );
+}
+
+/** String fields 1, 2, … of a message under the JSON names `names` (in field order), those absent left out. */
+function strings(fields: Fields, names: readonly string[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  names.forEach((name, i) => {
+    const value = text(fields, i + 1);
+    if (value !== undefined) found[name] = value;
+  });
+  return found;
+}
+
+/** A Namespace: metadata and spec.finalizers. */
+function namespaceOf(raw: Fields): Record<string, unknown> {
+  const finalizers = (message(raw, 2).get(1) ?? []).filter(Buffer.isBuffer).map((b) => b.toString('utf8'));
+  return { metadata: objectMeta(message(raw, 1)), spec: finalizers.length > 0 ? { finalizers } : {} };
+}
+
+/**
+ * A SelfSubjectAccessReview (what `kubectl auth can-i` sends): its spec's resource attributes
+ * (namespace 1, verb 2, group 3, version 4, resource 5, subresource 6, name 7) or non-resource
+ * attributes (path 1, verb 2), as authorization/v1 generated.proto numbers them.
+ */
+function selfSubjectAccessReviewOf(raw: Fields): Record<string, unknown> {
+  const spec = message(raw, 2);
+  const resource = ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'];
+  const decoded = {
+    resourceAttributes: spec.has(1) ? strings(message(spec, 1), resource) : undefined,
+    nonResourceAttributes: spec.has(2) ? strings(message(spec, 2), ['path', 'verb']) : undefined,
+  };
+  const present = Object.entries(decoded).filter(([, v]) => v !== undefined);
+  return { metadata: objectMeta(message(raw, 1)), spec: Object.fromEntries(present) };
+}
+
+/** The strings of a repeated string field. */
+const stringList = (fields: Fields, n: number): string[] =>
+  (fields.get(n) ?? []).filter(Buffer.isBuffer).map((b) => b.toString('utf8'));
+
+/** The messages of a repeated message field. */
+const messages = (fields: Fields, n: number): Fields[] =>
+  (fields.get(n) ?? []).filter(Buffer.isBuffer).map((b) => fieldsOf(b));
+
+/** A Role or ClusterRole (`kubectl create role`): metadata and rules (rbac/v1 PolicyRule 1–5). */
+function roleOf(raw: Fields): Record<string, unknown> {
+  const lists = ['verbs', 'apiGroups', 'resources', 'resourceNames', 'nonResourceURLs'];
+  const rules = messages(raw, 2).map((rule) =>
+    Object.fromEntries(
+      lists.map((name, i) => [name, stringList(rule, i + 1)] as const).filter(([, v]) => v.length > 0),
+    ),
+  );
+  return { metadata: objectMeta(message(raw, 1)), rules };
+}
+
+/** A RoleBinding or ClusterRoleBinding (`kubectl create rolebinding`): subjects 2 and roleRef 3. */
+function bindingOf(raw: Fields): Record<string, unknown> {
+  const subjects = messages(raw, 2).map((s) => strings(s, ['kind', 'apiGroup', 'name', 'namespace']));
+  const roleRef = strings(message(raw, 3), ['apiGroup', 'kind', 'name']);
+  return { metadata: objectMeta(message(raw, 1)), subjects, roleRef };
+}
+
+const decoders: Readonly<Record<string, (raw: Fields) => Record<string, unknown>>> = {
+  Namespace: namespaceOf,
+  SelfSubjectAccessReview: selfSubjectAccessReviewOf,
+  Role: roleOf,
+  ClusterRole: roleOf,
+  RoleBinding: bindingOf,
+  ClusterRoleBinding: bindingOf,
+};
+
+/**
+ * The JSON object of a protobuf Namespace, SelfSubjectAccessReview or RBAC body; 415 for any other
+ * kind (not decoded by the simulator).
+ */
 export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
   try {
     const unknown = fieldsOf(body.subarray(4));
     const typeMeta = message(unknown, 1);
     const kind = text(typeMeta, 2);
-    if (kind !== 'Namespace')
+    const decode = kind === undefined ? undefined : decoders[kind];
+    if (!decode)
       throw new SimApiError(
         415,
         'UnsupportedMediaType',
-        `the simulated API server decodes protobuf only for Namespace, not ${kind ?? 'this object'}; send application/json`,
+        `the simulated API server decodes protobuf only for ${Object.keys(decoders).join(', ')}, not ${kind ?? 'this object'}; send application/json`,
       );
-    const raw = message(unknown, 2);
-    const meta = message(raw, 1);
-    const finalizers = (message(raw, 2).get(1) ?? []).filter(Buffer.isBuffer).map((b) => b.toString('utf8'));
-    const metadata = Object.fromEntries(
-      Object.entries({
-        name: text(meta, 1),
-        generateName: text(meta, 2),
-        labels: stringMap(meta, 11),
-        annotations: stringMap(meta, 12),
-      }).filter(([, v]) => v !== undefined && v !== ''),
-    );
-    return {
-      apiVersion: text(typeMeta, 1) ?? 'v1',
-      kind,
-      metadata,
-      spec: finalizers.length > 0 ? { finalizers } : {},
-    };
+    return { apiVersion: text(typeMeta, 1) ?? 'v1', kind, ...decode(message(unknown, 2)) };
   } catch (error) {
     if (error instanceof SimApiError) throw error;
     throw SimApiError.badRequest(

@@ -1,12 +1,20 @@
 /**
  * `meta.k8s.io/v1` Table responses (what `kubectl get` prints), with the columns and cell formats of
- * pkg/printers/internalversion/printers.go for built-in kinds and the CRD's printer columns for
- * everynode DaemonSets. The server always prints the wide form; kubectl hides priority-1 columns
+ * pkg/printers/internalversion/printers.go for built-in kinds (name and creation time for kinds
+ * without a printer, as the default table convertor) and the CRD's printer columns for everynode
+ * DaemonSets. The server always prints the wide form; kubectl hides priority-1 columns
  * unless `-o wide`.
  */
 import { everynodeCrdVersion } from '../schema/crd.ts';
 import type { ResourceKey } from '../schema/resources.ts';
 import type { KubeObject } from '../schema/store-types.ts';
+import {
+  bindingCells,
+  clusterRoleBindingColumns,
+  createdAtCells,
+  createdAtColumns,
+  roleBindingColumns,
+} from './table-access.ts';
 import {
   eventCells,
   eventColumns,
@@ -75,6 +83,15 @@ function printerFor(key: ResourceKey): Printer {
       return { columns: namespaceColumns, cells: namespaceCells };
     case 'events':
       return { columns: eventColumns, cells: eventCells };
+    case 'rbac.authorization.k8s.io/roles':
+    case 'rbac.authorization.k8s.io/clusterroles':
+    case 'apiextensions.k8s.io/customresourcedefinitions':
+    case 'authorization.k8s.io/selfsubjectaccessreviews':
+      return { columns: createdAtColumns, cells: createdAtCells };
+    case 'rbac.authorization.k8s.io/rolebindings':
+      return { columns: roleBindingColumns, cells: bindingCells };
+    case 'rbac.authorization.k8s.io/clusterrolebindings':
+      return { columns: clusterRoleBindingColumns, cells: bindingCells };
     case 'everynode.dev/daemonsets': {
       const printerColumns = everynodeCrdVersion().additionalPrinterColumns ?? [];
       return {

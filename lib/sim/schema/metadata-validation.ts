@@ -15,10 +15,14 @@ import {
 import type { ResourceKey } from './resources.ts';
 import { resourceByKey } from './resources.ts';
 
-/** The name rule of each resource: namespaces are DNS labels, custom resources path segments. */
+/**
+ * The name rule of each resource: namespaces are DNS labels; custom resources and the RBAC kinds
+ * path segments (ValidateRBACName), so `system:discovery` is a valid ClusterRole name.
+ */
 function nameErrorFor(key: ResourceKey): (name: string) => string | undefined {
   if (key === 'namespaces') return dns1123LabelError;
-  if (key === 'everynode.dev/daemonsets') return pathSegmentNameError;
+  if (key === 'everynode.dev/daemonsets' || key.startsWith('rbac.authorization.k8s.io/'))
+    return pathSegmentNameError;
   return dns1123SubdomainError;
 }
 

@@ -1,7 +1,9 @@
 /**
  * What the simulated API server refuses with 422 Invalid, per resource: metadata everywhere, plus
- * the pod, node, namespace, DaemonSet and ControllerRevision rules of pkg/apis/<group>/validation.
+ * the pod, node, namespace, DaemonSet and ControllerRevision rules of pkg/apis/<group>/validation,
+ * and those of the RBAC kinds and CRDs (access-validation.ts).
  */
+import { accessErrors, accessUpdateErrors } from './access-validation.ts';
 import { type FieldError, SimApiError } from './api-error.ts';
 import { daemonSetErrors } from './daemon-set-validation.ts';
 import { immutable, invalid, notSupported, required } from './field-errors.ts';
@@ -62,7 +64,7 @@ function specErrors(key: ResourceKey, obj: Readonly<KubeObject>): FieldError[] {
     case 'apps/controllerrevisions':
       return controllerRevisionErrors(obj);
     default:
-      return [];
+      return accessErrors(key, obj);
   }
 }
 
@@ -99,7 +101,7 @@ function specUpdateErrors(
       return errors;
     }
     default:
-      return [];
+      return accessUpdateErrors(key, obj, old);
   }
 }
 

@@ -21,6 +21,7 @@ const scalarSchemas: Readonly<Record<ScalarCode, Schema>> = {
   ios: { type: 'string', format: 'int-or-string' },
   q: { type: 'string' },
   any: { type: 'object' },
+  json: {},
 };
 
 /** The `$ref` for schema short name `name`. */

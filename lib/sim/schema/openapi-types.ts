@@ -3,6 +3,7 @@
  * patch (lib/sim/storage/strategic-merge-patch.ts), so the patch metadata kubectl reads from /openapi/v3 is
  * exactly what the server merges with.
  */
+import { accessTypes } from './openapi-types-access.ts';
 import { statusTypes } from './openapi-types-status.ts';
 import { volumesTypes } from './openapi-types-volumes.ts';
 import { workloadsTypes } from './openapi-types-workloads.ts';
@@ -21,7 +22,8 @@ export type ScalarCode =
   | 'bytes'
   | 'ios'
   | 'q'
-  | 'any';
+  | 'any'
+  | 'json';
 
 /** The type of one field. */
 export type FieldType =
@@ -59,12 +61,16 @@ const scalarCodes: ReadonlySet<string> = new Set([
   'ios',
   'q',
   'any',
+  'json',
 ]);
 
 const packagePrefix: Readonly<Record<TypePackage, string>> = {
   core: 'io.k8s.api.core.v1.',
   apps: 'io.k8s.api.apps.v1.',
   meta: 'io.k8s.apimachinery.pkg.apis.meta.v1.',
+  rbac: 'io.k8s.api.rbac.v1.',
+  authorization: 'io.k8s.api.authorization.v1.',
+  apiextensions: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.',
 };
 
 function parseType(code: string): FieldType {
@@ -90,7 +96,7 @@ function parseField(text: string): FieldSpec {
 
 function buildSpecs(): ReadonlyMap<string, TypeSpec> {
   const specs = new Map<string, TypeSpec>();
-  for (const table of [workloadsTypes, volumesTypes, statusTypes]) {
+  for (const table of [workloadsTypes, volumesTypes, statusTypes, accessTypes]) {
     for (const [name, [pkg, fieldList]] of Object.entries(table)) {
       const fields = new Map<string, FieldSpec>();
       for (const text of fieldList.split(/\s+/).filter(Boolean)) {
@@ -118,6 +124,12 @@ const builtinRoots: Readonly<Partial<Record<ResourceKey, string>>> = {
   events: 'Event',
   'apps/daemonsets': 'DaemonSet',
   'apps/controllerrevisions': 'ControllerRevision',
+  'authorization.k8s.io/selfsubjectaccessreviews': 'SelfSubjectAccessReview',
+  'rbac.authorization.k8s.io/clusterrolebindings': 'ClusterRoleBinding',
+  'rbac.authorization.k8s.io/clusterroles': 'ClusterRole',
+  'rbac.authorization.k8s.io/rolebindings': 'RoleBinding',
+  'rbac.authorization.k8s.io/roles': 'Role',
+  'apiextensions.k8s.io/customresourcedefinitions': 'CustomResourceDefinition',
 };
 
 /**

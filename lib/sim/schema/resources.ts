@@ -34,6 +34,12 @@ export type ResourceKey =
   | 'events'
   | 'apps/daemonsets'
   | 'apps/controllerrevisions'
+  | 'authorization.k8s.io/selfsubjectaccessreviews'
+  | 'rbac.authorization.k8s.io/clusterrolebindings'
+  | 'rbac.authorization.k8s.io/clusterroles'
+  | 'rbac.authorization.k8s.io/rolebindings'
+  | 'rbac.authorization.k8s.io/roles'
+  | 'apiextensions.k8s.io/customresourcedefinitions'
   | 'everynode.dev/daemonsets';
 
 const allVerbs: readonly Verb[] = [
@@ -46,6 +52,67 @@ const allVerbs: readonly Verb[] = [
   'update',
   'watch',
 ];
+
+/** A cluster-scoped or namespaced rbac.authorization.k8s.io/v1 resource (no short names, no subresources). */
+function rbacResource(kind: string, namespaced: boolean): ResourceDefinition {
+  const singular = kind.toLowerCase();
+  return {
+    key: `rbac.authorization.k8s.io/${singular}s` as ResourceKey,
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind,
+    listKind: `${kind}List`,
+    plural: `${singular}s`,
+    singular,
+    shortNames: [],
+    namespaced,
+    verbs: allVerbs,
+    subresources: [],
+    categories: [],
+  };
+}
+
+/**
+ * Who may do what, and the API extensions: authorization.k8s.io's create-only
+ * SelfSubjectAccessReview, the four RBAC kinds and CustomResourceDefinitions, in the order a real
+ * server lists their groups (built-in groups before those of CRDs).
+ */
+function accessResources(): ResourceDefinition[] {
+  return [
+    {
+      key: 'authorization.k8s.io/selfsubjectaccessreviews',
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      kind: 'SelfSubjectAccessReview',
+      listKind: 'SelfSubjectAccessReviewList',
+      plural: 'selfsubjectaccessreviews',
+      singular: 'selfsubjectaccessreview',
+      shortNames: [],
+      namespaced: false,
+      verbs: ['create'],
+      subresources: [],
+      categories: [],
+    },
+    rbacResource('ClusterRoleBinding', false),
+    rbacResource('ClusterRole', false),
+    rbacResource('RoleBinding', true),
+    rbacResource('Role', true),
+    {
+      key: 'apiextensions.k8s.io/customresourcedefinitions',
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      kind: 'CustomResourceDefinition',
+      listKind: 'CustomResourceDefinitionList',
+      plural: 'customresourcedefinitions',
+      singular: 'customresourcedefinition',
+      shortNames: ['crd', 'crds'],
+      namespaced: false,
+      verbs: allVerbs,
+      subresources: ['status'],
+      categories: ['api-extensions'],
+    },
+  ];
+}
 
 /** Every resource the simulated cluster serves, in discovery order. */
 export const resources: readonly ResourceDefinition[] = [
@@ -133,6 +200,7 @@ export const resources: readonly ResourceDefinition[] = [
     subresources: [],
     categories: [],
   },
+  ...accessResources(),
   {
     key: 'everynode.dev/daemonsets',
     group: 'everynode.dev',

@@ -50,11 +50,11 @@ export function itemSchema(schema: FieldSchema): FieldSchema {
 
 const typeSchemas = new Map<string, FieldSchema>();
 
-/** The schema of a type-table field type; `any` (RawExtension, FieldsV1) is free. */
+/** The schema of a type-table field type; `any` (RawExtension, FieldsV1) and `json` are free. */
 function fromFieldType(type: FieldType): FieldSchema {
   switch (type.kind) {
     case 'scalar':
-      return type.scalar === 'any' ? free : scalar;
+      return type.scalar === 'any' || type.scalar === 'json' ? free : scalar;
     case 'ref':
       return typeSchema(type.name);
     case 'array':

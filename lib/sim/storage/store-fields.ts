@@ -67,6 +67,12 @@ const fieldsByKey: Readonly<Record<ResourceKey, Record<string, FieldGetter>>> = 
   events: eventFields,
   'apps/daemonsets': metaFields,
   'apps/controllerrevisions': metaFields,
+  'authorization.k8s.io/selfsubjectaccessreviews': metaFields,
+  'rbac.authorization.k8s.io/clusterrolebindings': metaFields,
+  'rbac.authorization.k8s.io/clusterroles': metaFields,
+  'rbac.authorization.k8s.io/rolebindings': metaFields,
+  'rbac.authorization.k8s.io/roles': metaFields,
+  'apiextensions.k8s.io/customresourcedefinitions': metaFields,
   'everynode.dev/daemonsets': metaFields,
 };
 
@@ -93,5 +99,11 @@ export const indexedFields: Readonly<Record<ResourceKey, readonly string[]>> = {
   events: ['involvedObject.uid'],
   'apps/daemonsets': [],
   'apps/controllerrevisions': [],
+  'authorization.k8s.io/selfsubjectaccessreviews': [],
+  'rbac.authorization.k8s.io/clusterrolebindings': [],
+  'rbac.authorization.k8s.io/clusterroles': [],
+  'rbac.authorization.k8s.io/rolebindings': [],
+  'rbac.authorization.k8s.io/roles': [],
+  'apiextensions.k8s.io/customresourcedefinitions': [],
   'everynode.dev/daemonsets': [],
 };

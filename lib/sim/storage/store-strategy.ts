@@ -8,6 +8,7 @@ import { preparePodForCreate } from '../schema/pod-defaults.ts';
 import type { ResourceKey } from '../schema/resources.ts';
 import { asRecord, jsonEqual, toWireJson } from '../schema/store-json.ts';
 import type { KubeObject } from '../schema/store-types.ts';
+import { defaultCrd, defaultRbacBinding, prepareCrdForCreate } from './access-strategy.ts';
 
 /** Annotation holding apps/v1 DaemonSets' internal spec.templateGeneration (apps/v1 conversion). */
 const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
@@ -23,6 +24,14 @@ export interface ResourceStrategy {
   /** PUT of a missing object creates it (RESTUpdateStrategy.AllowCreateOnUpdate). */
   readonly allowCreateOnUpdate: boolean;
 }
+
+/** The RBAC registries (pkg/registry/rbac/role/strategy.go and its siblings): plain objects that PUT may create. */
+const rbacStrategy: ResourceStrategy = {
+  hasGeneration: false,
+  statusSubresource: false,
+  returnsDeletedObject: false,
+  allowCreateOnUpdate: true,
+};
 
 const strategies: Readonly<Record<ResourceKey, ResourceStrategy>> = {
   namespaces: {
@@ -58,6 +67,23 @@ const strategies: Readonly<Record<ResourceKey, ResourceStrategy>> = {
   'apps/controllerrevisions': {
     hasGeneration: false,
     statusSubresource: false,
+    returnsDeletedObject: false,
+    allowCreateOnUpdate: false,
+  },
+  // Never stored: a review is answered, not kept (selfsubjectaccessreview/rest.go).
+  'authorization.k8s.io/selfsubjectaccessreviews': {
+    hasGeneration: false,
+    statusSubresource: false,
+    returnsDeletedObject: false,
+    allowCreateOnUpdate: false,
+  },
+  'rbac.authorization.k8s.io/clusterrolebindings': rbacStrategy,
+  'rbac.authorization.k8s.io/clusterroles': rbacStrategy,
+  'rbac.authorization.k8s.io/rolebindings': rbacStrategy,
+  'rbac.authorization.k8s.io/roles': rbacStrategy,
+  'apiextensions.k8s.io/customresourcedefinitions': {
+    hasGeneration: true,
+    statusSubresource: true,
     returnsDeletedObject: false,
     allowCreateOnUpdate: false,
   },
@@ -112,6 +138,16 @@ export function prepareForCreate(key: ResourceKey, obj: KubeObject): void {
     setTemplateGeneration(obj, 1);
   }
   if (key === 'namespaces') labelNamespaceName(key, obj);
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') prepareCrdForCreate(obj);
+  if (isBindingKey(key)) defaultRbacBinding(obj);
+}
+
+/** Whether `key` is one of the RBAC binding kinds, which carry a roleRef and subjects. */
+function isBindingKey(key: ResourceKey): boolean {
+  return (
+    key === 'rbac.authorization.k8s.io/rolebindings' ||
+    key === 'rbac.authorization.k8s.io/clusterrolebindings'
+  );
 }
 
 /** Namespaces carry `kubernetes.io/metadata.name` (namespace strategy, NamespaceDefaultLabelName). */
@@ -138,6 +174,8 @@ export function prepareForUpdate(key: ResourceKey, obj: KubeObject, old: Readonl
   }
   if (key === 'apps/daemonsets' || key === 'everynode.dev/daemonsets') defaultDaemonSetTemplate(obj);
   if (key === 'namespaces') labelNamespaceName(key, obj);
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') defaultCrd(obj);
+  if (isBindingKey(key)) defaultRbacBinding(obj);
   if (strategy.hasGeneration) {
     const changed = !jsonEqual(specPart(obj), specPart(old));
     obj.metadata.generation = (old.metadata.generation ?? 1) + (changed ? 1 : 0);

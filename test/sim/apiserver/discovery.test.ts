@@ -18,9 +18,12 @@ describe('legacy discovery', () => {
     });
   });
 
-  it('lists apps and everynode.dev at /apis', () => {
+  it('lists the built-in groups, then everynode.dev, at /apis', () => {
     expect(apiGroupList().groups.map((g) => [g.name, g.preferredVersion.groupVersion])).toEqual([
       ['apps', 'apps/v1'],
+      ['authorization.k8s.io', 'authorization.k8s.io/v1'],
+      ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io/v1'],
+      ['apiextensions.k8s.io', 'apiextensions.k8s.io/v1'],
       ['everynode.dev', 'everynode.dev/v1'],
     ]);
     expect(apiGroup('apps')?.versions).toEqual([{ groupVersion: 'apps/v1', version: 'v1' }]);
@@ -79,8 +82,14 @@ describe('aggregated discovery', () => {
 
   it('lists the named groups at /apis', () => {
     const doc = aggregatedDiscovery('apis');
-    expect(doc.items.map((g) => g.metadata.name)).toEqual(['apps', 'everynode.dev']);
-    const eds = doc.items[1]?.versions[0]?.resources[0];
+    expect(doc.items.map((g) => g.metadata.name)).toEqual([
+      'apps',
+      'authorization.k8s.io',
+      'rbac.authorization.k8s.io',
+      'apiextensions.k8s.io',
+      'everynode.dev',
+    ]);
+    const eds = doc.items[4]?.versions[0]?.resources[0];
     expect(eds).toMatchObject({ resource: 'daemonsets', shortNames: ['eds'], scope: 'Namespaced' });
   });
 });

@@ -19,7 +19,14 @@ const patchAt = (doc: Json, path: string) =>
 describe('openApiV3Index', () => {
   it('lists each served group version with a content hash', () => {
     const index = openApiV3Index();
-    expect(Object.keys(index.paths)).toEqual(['api/v1', 'apis/apps/v1', 'apis/everynode.dev/v1']);
+    expect(Object.keys(index.paths)).toEqual([
+      'api/v1',
+      'apis/apps/v1',
+      'apis/authorization.k8s.io/v1',
+      'apis/rbac.authorization.k8s.io/v1',
+      'apis/apiextensions.k8s.io/v1',
+      'apis/everynode.dev/v1',
+    ]);
     expect(index.paths['apis/apps/v1']?.serverRelativeURL).toMatch(
       /^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]{128}$/,
     );
