@@ -54,6 +54,15 @@ export class Expectations {
   }
 
   /**
+   * True when this process created a pod on `pair` after `resourceVersion`: what was observed at that
+   * version (a relay's hints) misses a pod this process knows exists.
+   */
+  wroteSince(pair: string, resourceVersion: string): boolean {
+    const writes = this.#pairsListed.get(pair)?.writes ?? [];
+    return writes.some((write) => (compareResourceVersions(write, resourceVersion) ?? 1) > 0);
+  }
+
+  /**
    * Remembers that `pair` was made right: planned from a LIST at `listedAt` (undefined when planned
    * from hints) and with pods created at `writes`.
    */

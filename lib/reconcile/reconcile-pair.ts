@@ -53,7 +53,9 @@ export async function reconcilePair(
 ): Promise<StepReport> {
   if (accountedFor(deps, message)) return emptyReport();
   const reports: StepReport[] = [];
-  let read = await readHintedPair(deps, message);
+  let read = hintsMissOwnCreate(deps, message)
+    ? await readPair(deps, message, 'recent')
+    : await readHintedPair(deps, message);
   for (let attempt = 0; attempt < 2; attempt++) {
     const now = deps.clock();
     const planned =
@@ -136,6 +138,17 @@ function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): bool
   if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
   const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
   return at !== undefined && deps.expectations.accountedFor(pairKeyOf(message), at);
+}
+
+/**
+ * True when the message's hints (the relay's, as of their pods version) miss a pod this process
+ * created on the pair since: planned from them, the pair would look empty and get a second pod.
+ * Typically the DELETED event of a failed pod this process replaced, published before the relay saw
+ * the replacement. The pair is then read instead.
+ */
+function hintsMissOwnCreate(deps: ReconcileDeps, message: Readonly<PairMessage>): boolean {
+  const at = message.hints?.podsResourceVersion;
+  return at !== undefined && deps.expectations.wroteSince(pairKeyOf(message), at);
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {
