@@ -11,7 +11,14 @@ import { applyDemoDaemonSets } from './demo-daemon-sets.ts';
 /** Where the cluster comes from. */
 export type ClusterChoice =
   | { readonly type: 'kubeconfig'; readonly path: string }
-  | { readonly type: 'sim'; readonly nodes: number; readonly port: number; readonly demo: boolean };
+  | {
+      readonly type: 'sim';
+      readonly nodes: number;
+      readonly port: number;
+      readonly demo: boolean;
+      /** Multiplies every delay of the simulated cluster (SimTiming.timeScale); 1 when omitted. */
+      readonly timeScale?: number;
+    };
 
 /** The cluster in use. */
 export interface RunCluster {
@@ -40,7 +47,12 @@ export async function startRunCluster(
   }
   await mkdir(stateDir, { recursive: true });
   const kubeconfigPath = resolve(stateDir, 'kubeconfig');
-  const sim = await startSimCluster({ nodes: choice.nodes, port: choice.port, kubeconfigPath });
+  const sim = await startSimCluster({
+    nodes: choice.nodes,
+    port: choice.port,
+    kubeconfigPath,
+    ...(choice.timeScale === undefined ? {} : { timing: { timeScale: choice.timeScale } }),
+  });
   return {
     kubeconfigPath,
     description: `simulated cluster with ${sim.nodes.names().length} nodes at ${sim.url}`,

@@ -36,6 +36,8 @@ cluster with the six seed nodes and applies the seed DaemonSets fluentd-elastics
                            node-00001…; default 6)
   --port N                 port of the simulated API server (default: any free port)
   --no-demo                do not apply the seed DaemonSets to the simulated cluster
+  --time-scale X           multiplies every delay and grace period of the simulated cluster
+                           (default 1; 0.1 runs it ten times faster)
   --manage KIND            everynode.dev/v1 (default) or apps/v1
   --exit-when-converged    exit 0 once every managed DaemonSet is up to date and ready and no work
                            is queued; exit 1 after --timeout
@@ -65,6 +67,7 @@ const runFlags = {
   'sim-nodes': { type: 'string' },
   port: { type: 'string' },
   'no-demo': { type: 'boolean' },
+  'time-scale': { type: 'string' },
   manage: { type: 'string' },
   'exit-when-converged': { type: 'boolean' },
   timeout: { type: 'string' },
@@ -76,18 +79,31 @@ const runFlags = {
 
 function clusterChoice(flags: Flags, env: Readonly<Record<string, string | undefined>>): ClusterChoice {
   const kubeconfig = stringFlag(flags, 'kubeconfig');
-  const simFlags = ['sim-nodes', 'port', 'no-demo'].filter((f) => flags[f] !== undefined);
+  const simFlags = ['sim-nodes', 'port', 'no-demo', 'time-scale'].filter((f) => flags[f] !== undefined);
   if (kubeconfig !== undefined && simFlags.length > 0) {
     throw new UsageError(`--kubeconfig names a real cluster; --${simFlags[0]} is for the simulated one`);
   }
   const path = kubeconfig ?? (simFlags.length === 0 ? env.KUBECONFIG || undefined : undefined);
   if (path !== undefined) return { type: 'kubeconfig', path };
+  const timeScale = timeScaleFlag(flags);
   return {
     type: 'sim',
     nodes: integerFlag(flags, 'sim-nodes', 6, 0, 100_000),
     port: integerFlag(flags, 'port', 0, 0, 65_535),
     demo: flags['no-demo'] !== true,
+    ...(timeScale === undefined ? {} : { timeScale }),
   };
+}
+
+/** `--time-scale`: a number > 0 (as `everynode sim` takes it), or undefined when not given. */
+function timeScaleFlag(flags: Flags): number | undefined {
+  const text = stringFlag(flags, 'time-scale');
+  if (text === undefined) return undefined;
+  const scale = Number(text);
+  if (text.trim() === '' || !Number.isFinite(scale) || scale <= 0) {
+    throw new UsageError(`--time-scale must be a number > 0, got '${text}'`);
+  }
+  return scale;
 }
 
 /** Parses the arguments after `run`; throws UsageError with a one-line message when they are wrong. */

@@ -76,6 +76,20 @@ describe('bad values and unreachable things: one clear line, non-zero exit', () 
       line: /--sim-nodes is for the simulated one/,
     },
     {
+      name: 'run --time-scale not above 0',
+      run: runRunCommand,
+      args: ['--time-scale', '0'],
+      code: 2,
+      line: /--time-scale must be a number > 0, got '0'/,
+    },
+    {
+      name: 'run --kubeconfig with --time-scale',
+      run: runRunCommand,
+      args: ['--kubeconfig', unreachable, '--time-scale', '0.1'],
+      code: 2,
+      line: /--time-scale is for the simulated one/,
+    },
+    {
       name: 'run on an unreachable cluster',
       run: runRunCommand,
       args: ['--kubeconfig', unreachable, '--state-dir', none],
@@ -150,6 +164,12 @@ describe('parseRunArgs', () => {
       args: ['--sim-nodes', '50', '--no-demo'],
       env: { KUBECONFIG: '/k' },
       cluster: { type: 'sim', nodes: 50, port: 0, demo: false },
+    },
+    {
+      name: '--time-scale speeds the simulated cluster up',
+      args: ['--time-scale', '0.1'],
+      env: {},
+      cluster: { type: 'sim', nodes: 6, port: 0, demo: true, timeScale: 0.1 },
     },
   ])('$name', ({ args, env, cluster }) => {
     expect(parseRunArgs(args, env).cluster).toEqual(cluster);
