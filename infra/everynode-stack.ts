@@ -133,8 +133,13 @@ export class EverynodeStack extends Stack {
     this.triggers.bus.grantPutEventsTo(relay);
     this.relayCheckpoint.grantRead(relay);
     this.relayCheckpoint.grantWrite(relay);
-    for (const [id, fn] of Object.entries({ Relay: relay, Router: router, Reconcile: reconcile })) {
-      if (fn.role) this.access.grantKubernetesAccess(`${id}AccessEntry`, fn.role);
+    const kubernetesUsers = [
+      ['Relay', relay, 'relay'],
+      ['Router', router, 'router'],
+      ['Reconcile', reconcile, 'reconcile'],
+    ] as const;
+    for (const [id, fn, group] of kubernetesUsers) {
+      if (fn.role) this.access.grantKubernetesAccess(`${id}AccessEntry`, fn.role, group);
     }
   }
 }

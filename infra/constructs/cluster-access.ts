@@ -3,9 +3,7 @@ import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-
-/** The Kubernetes group the functions act as; infra/k8s/rbac.yaml binds the ClusterRole to it. */
-export const kubernetesGroup = 'everynode:controller';
+import { type EverynodeFunction, FUNCTION_GROUPS } from '../../lib/kube/function-groups.ts';
 
 export interface ClusterAccessProps {
   readonly clusterName: string;
@@ -14,8 +12,9 @@ export interface ClusterAccessProps {
 /**
  * How the functions reach the EKS cluster without synth-time lookups: the endpoint and CA are read
  * at deploy time by a custom resource calling `eks:DescribeCluster`, and each function role gets an
- * EKS access entry mapping it to the `everynode:controller` Kubernetes group, whose rights come only
- * from the RBAC manifest (no EKS access policy, so nothing beyond what the ClusterRole grants).
+ * EKS access entry mapping it to its own Kubernetes group (`everynode:relay`, `everynode:router`,
+ * `everynode:reconcile`), whose rights come only from the RBAC manifest (no EKS access policy, so
+ * nothing beyond what that function's ClusterRole grants).
  */
 export class ClusterAccess extends Construct {
   public readonly endpoint: string;
@@ -61,12 +60,15 @@ export class ClusterAccess extends Construct {
     this.certificateAuthority = describe.getResponseField('cluster.certificateAuthority.data');
   }
 
-  /** Lets `role` call the Kubernetes API as a member of the `everynode:controller` group. */
-  grantKubernetesAccess(id: string, role: IRole): CfnAccessEntry {
+  /**
+   * Lets `role` call the Kubernetes API as a member of `fn`'s group (FUNCTION_GROUPS), and of no
+   * other function's; returns the access entry.
+   */
+  grantKubernetesAccess(id: string, role: IRole, fn: EverynodeFunction): CfnAccessEntry {
     const entry = new CfnAccessEntry(this, id, {
       clusterName: this.clusterName,
       principalArn: role.roleArn,
-      kubernetesGroups: [kubernetesGroup],
+      kubernetesGroups: [FUNCTION_GROUPS[fn]],
       type: 'STANDARD',
     });
     this.accessEntries.push(entry);

@@ -25,10 +25,45 @@ async function install(args: readonly string[]) {
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
 
+const rbacCreated = ['relay', 'router', 'reconcile'].flatMap((fn) => [
+  `clusterrole.rbac.authorization.k8s.io/everynode-${fn} created`,
+  `clusterrolebinding.rbac.authorization.k8s.io/everynode-${fn} created`,
+]);
 const created = [
   'customresourcedefinition.apiextensions.k8s.io/daemonsets.everynode.dev created',
-  'clusterrole.rbac.authorization.k8s.io/everynode-controller created',
-  'clusterrolebinding.rbac.authorization.k8s.io/everynode-controller created',
+  ...rbacCreated,
+];
+
+/** The single-group RBAC of earlier versions, which install must prune. */
+const oldRbac = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: everynode-controller
+  labels:
+    app.kubernetes.io/name: everynode
+rules:
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "create", "delete", "patch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: everynode-controller
+  labels:
+    app.kubernetes.io/name: everynode
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: everynode-controller
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: Group
+  name: everynode:controller
+`;
+const pruned = [
+  'clusterrole.rbac.authorization.k8s.io/everynode-controller pruned',
+  'clusterrolebinding.rbac.authorization.k8s.io/everynode-controller pruned',
 ];
 
 describe.runIf(binary).each([
@@ -64,22 +99,88 @@ describe.runIf(binary).each([
       '--timeout=5s',
     ]);
     expect(established.stdout).toContain('condition met');
-    const bound = await kubectl([
+    for (const fn of ['relay', 'router', 'reconcile']) {
+      const bound = await kubectl([
+        'get',
+        'clusterrolebinding',
+        `everynode-${fn}`,
+        '-o',
+        'jsonpath={.subjects[0].name}',
+      ]);
+      expect(bound.stdout).toBe(`everynode:${fn}`);
+    }
+  });
+});
+
+describe.runIf(binary)('everynode install over an earlier version, and --manage', () => {
+  let cluster: SimCluster | undefined;
+  afterAll(() => cluster?.stop());
+
+  it('prunes the single-group RBAC once the per-function one is applied, and says so', async () => {
+    const kubeconfig = join(dir, 'upgrade.kubeconfig');
+    cluster = await startSimCluster({ nodes: 0, kubeconfigPath: kubeconfig });
+    const kubectl = kubectlFor(binary ?? 'kubectl', cluster);
+    const old = join(dir, 'old-rbac.yaml');
+    writeFileSync(old, oldRbac);
+    await kubectl(['apply', '-f', old]);
+    const dryRun = await install(['--kubeconfig', kubeconfig, '--dry-run']);
+    expect(dryRun.stdout).toBe(
+      `${[...created, ...pruned].map((line) => line.replace(/(created|pruned)$/, '$1 (server dry run)')).join('\n')}\n`,
+    );
+    expect((await kubectl(['get', 'clusterrolebinding', 'everynode-controller', '-o', 'name'])).stdout).toBe(
+      'clusterrolebinding.rbac.authorization.k8s.io/everynode-controller\n',
+    );
+    expect(await install(['--kubeconfig', kubeconfig])).toEqual({
+      code: 0,
+      stdout: `${[...created, ...pruned].join('\n')}\n`,
+      stderr: '',
+    });
+    const left = await kubectl([
       'get',
-      'clusterrolebinding',
-      'everynode-controller',
+      'clusterroles,clusterrolebindings',
+      '-l',
+      'app.kubernetes.io/name=everynode',
       '-o',
-      'jsonpath={.subjects[0].name}',
+      'name',
     ]);
-    expect(bound.stdout).toBe('everynode:controller');
+    expect(left.stdout.trim().split('\n').sort()).toEqual(
+      rbacCreated.map((line) => line.replace(/ created$/, '')).sort(),
+    );
+  });
+
+  it('renders --manage apps/v1 with rights on apps DaemonSets only, and no CRD', async () => {
+    const kubeconfig = join(dir, 'upgrade.kubeconfig');
+    const applied = await install(['--kubeconfig', kubeconfig, '--manage', 'apps/v1']);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    // The roles change kind; the bindings stay as they were.
+    const reapplied = rbacCreated.map((line) =>
+      line.replace(/created$/, line.includes('binding') ? 'unchanged' : 'configured'),
+    );
+    expect(applied.stdout).toBe(`${reapplied.join('\n')}\n`);
+    const kubectl = kubectlFor(binary ?? 'kubectl', cluster ?? { kubeconfig: '' });
+    const groups = await kubectl([
+      'get',
+      'clusterrole',
+      'everynode-reconcile',
+      '-o',
+      'jsonpath={.rules[*].apiGroups}',
+    ]);
+    expect(groups.stdout).toContain('"apps"');
+    expect(groups.stdout).not.toContain('everynode.dev');
+  });
+
+  it('refuses a kind it does not manage with a usage error', async () => {
+    const result = await install(['--manage', 'extensions/v1beta1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--manage must be everynode.dev/v1 or apps/v1, got 'extensions/v1beta1'");
   });
 });
 
 describe.runIf(binary)('everynode sim --authorization-mode RBAC --tls --token-auth-file', () => {
-  it('lets the admin install, and then a token in everynode:controller do what rbac.yaml grants', async () => {
+  it('lets the admin install, and then a token in everynode:relay do what the relay is granted', async () => {
     const kubeconfig = join(dir, 'rbac-tls.kubeconfig');
     const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, 'fn-token,everynode-fn,1001,"everynode:controller"\n');
+    writeFileSync(tokens, 'fn-token,everynode-fn,1001,"everynode:relay"\n');
     const out: string[] = [];
     const stop = new AbortController();
     const args = ['--nodes', '1', '--kubeconfig', kubeconfig, '--tls', '--token-auth-file', tokens];
@@ -100,6 +201,7 @@ describe.runIf(binary)('everynode sim --authorization-mode RBAC --tls --token-au
       });
       expect((await fn(['auth', 'can-i', 'list', 'nodes'])).stdout).toBe('yes\n');
       expect((await fn(['get', 'nodes', '-o', 'name'])).stdout).toMatch(/^node\//);
+      expect((await fn(['auth', 'can-i', 'create', 'pods'])).stdout).toBe('no\n');
       const forbidden = await fn(['get', 'namespaces']);
       expect(forbidden.stderr).toContain(
         'namespaces is forbidden: User "everynode-fn" cannot list resource "namespaces" in API group "" at the cluster scope',

@@ -129,16 +129,19 @@ describe('EverynodeStack', () => {
     expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
   });
 
-  it('gives each function role an EKS access entry in the controller group and no access policy', () => {
+  it.each([
+    { fn: 'Relay', group: 'everynode:relay' },
+    { fn: 'Router', group: 'everynode:router' },
+    { fn: 'Reconcile', group: 'everynode:reconcile' },
+  ])('maps the $fn role to $group alone, with no access policy', ({ fn, group }) => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry'));
     expect(entries).toHaveLength(3);
-    for (const e of entries) {
-      expect(e.Properties).toMatchObject({
-        ClusterName: 'prod-eks',
-        KubernetesGroups: ['everynode:controller'],
-      });
-      expect(e.Properties.AccessPolicies).toBeUndefined();
-    }
+    const own = entries.filter((e) =>
+      JSON.stringify(e.Properties.PrincipalArn).includes(`Functions${fn}Role`),
+    );
+    expect(own).toHaveLength(1);
+    expect(own[0]?.Properties).toMatchObject({ ClusterName: 'prod-eks', KubernetesGroups: [group] });
+    expect(own[0]?.Properties.AccessPolicies).toBeUndefined();
     expect(stack.access.accessEntries).toHaveLength(3);
   });
 

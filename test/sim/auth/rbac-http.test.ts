@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aUser } from '../../support/rbac-builders.ts';
 import { applyManifest, type RbacSim, startRbacSim } from '../../support/rbac-sim.ts';
 
-/** The everynode functions: mapped by the EKS access entries to the group infra/k8s/rbac.yaml binds. */
+/** Two everynode functions: mapped by the EKS access entries to the groups infra/k8s/rbac.yaml binds. */
 const users = {
-  controller: aUser('everynode-fn', 'everynode:controller'),
+  relay: aUser('everynode-relay', 'everynode:relay'),
+  reconcile: aUser('everynode-fn', 'everynode:reconcile'),
   nobody: aUser('nobody'),
   anonymous: { name: 'system:anonymous', groups: ['system:unauthenticated'] },
 };
@@ -31,46 +32,46 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: 'the controller lists nodes', user: 'controller', path: '/api/v1/nodes', status: 200 },
+  { name: 'the reconciler lists nodes', user: 'reconcile', path: '/api/v1/nodes', status: 200 },
   {
-    name: 'the controller watches pods everywhere',
-    user: 'controller',
+    name: 'the relay watches pods everywhere',
+    user: 'relay',
     path: '/api/v1/pods?watch=1&timeoutSeconds=1',
     status: 200,
   },
   {
-    name: 'the controller reads kube-system (its resourceNames)',
-    user: 'controller',
+    name: 'the relay reads kube-system (its resourceNames)',
+    user: 'relay',
     path: '/api/v1/namespaces/kube-system',
     status: 200,
   },
   {
-    name: 'the controller reads no other namespace',
-    user: 'controller',
+    name: 'the relay reads no other namespace',
+    user: 'relay',
     path: '/api/v1/namespaces/default',
     status: 403,
     message:
-      'namespaces "default" is forbidden: User "everynode-fn" cannot get resource "namespaces" in API group "" at the cluster scope',
+      'namespaces "default" is forbidden: User "everynode-relay" cannot get resource "namespaces" in API group "" at the cluster scope',
   },
   {
-    name: 'the controller cannot list namespaces: resourceNames never cover a list',
-    user: 'controller',
+    name: 'the relay cannot list namespaces: resourceNames never cover a list',
+    user: 'relay',
     path: '/api/v1/namespaces',
     status: 403,
     message:
-      'namespaces is forbidden: User "everynode-fn" cannot list resource "namespaces" in API group "" at the cluster scope',
+      'namespaces is forbidden: User "everynode-relay" cannot list resource "namespaces" in API group "" at the cluster scope',
   },
   {
-    name: 'the controller creates pods',
-    user: 'controller',
+    name: 'the reconciler creates pods',
+    user: 'reconcile',
     method: 'POST',
     path: '/api/v1/namespaces/default/pods',
     body: pod,
     status: 201,
   },
   {
-    name: 'the controller cannot update pods',
-    user: 'controller',
+    name: 'the reconciler cannot update pods',
+    user: 'reconcile',
     method: 'PUT',
     path: '/api/v1/namespaces/default/pods/p1',
     body: pod,
@@ -79,8 +80,8 @@ const cases: Case[] = [
       'pods "p1" is forbidden: User "everynode-fn" cannot update resource "pods" in API group "" in the namespace "default"',
   },
   {
-    name: 'the controller cannot delete nodes',
-    user: 'controller',
+    name: 'the reconciler cannot delete nodes',
+    user: 'reconcile',
     method: 'DELETE',
     path: '/api/v1/nodes/n1',
     status: 403,
@@ -88,17 +89,31 @@ const cases: Case[] = [
       'nodes "n1" is forbidden: User "everynode-fn" cannot delete resource "nodes" in API group "" at the cluster scope',
   },
   {
-    name: 'the controller patches everynode DaemonSet status (authorized; the object is missing)',
-    user: 'controller',
+    name: 'the reconciler replaces everynode DaemonSet status (authorized; the object is missing)',
+    user: 'reconcile',
+    method: 'PUT',
+    path: '/apis/everynode.dev/v1/namespaces/default/daemonsets/d/status',
+    body: {
+      apiVersion: 'everynode.dev/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'd', namespace: 'default' },
+    },
+    status: 404,
+  },
+  {
+    name: 'the reconciler cannot patch everynode DaemonSet status: it only replaces it',
+    user: 'reconcile',
     method: 'PATCH',
     path: '/apis/everynode.dev/v1/namespaces/default/daemonsets/d/status',
     body: {},
     headers: mergePatch,
-    status: 404,
+    status: 403,
+    message:
+      'daemonsets.everynode.dev "d" is forbidden: User "everynode-fn" cannot patch resource "daemonsets/status" in API group "everynode.dev" in the namespace "default"',
   },
   {
-    name: 'the controller cannot patch the DaemonSet itself',
-    user: 'controller',
+    name: 'the reconciler cannot patch the DaemonSet itself',
+    user: 'reconcile',
     method: 'PATCH',
     path: '/apis/everynode.dev/v1/namespaces/default/daemonsets/d',
     body: {},
@@ -108,8 +123,8 @@ const cases: Case[] = [
       'daemonsets.everynode.dev "d" is forbidden: User "everynode-fn" cannot patch resource "daemonsets" in API group "everynode.dev" in the namespace "default"',
   },
   {
-    name: 'the controller writes ControllerRevisions',
-    user: 'controller',
+    name: 'the reconciler writes ControllerRevisions',
+    user: 'reconcile',
     method: 'DELETE',
     path: '/apis/apps/v1/namespaces/default/controllerrevisions/r',
     status: 404,
@@ -136,10 +151,10 @@ const cases: Case[] = [
   },
   {
     name: 'a path no role grants',
-    user: 'controller',
+    user: 'relay',
     path: '/logs',
     status: 403,
-    message: 'forbidden: User "everynode-fn" cannot get path "/logs"',
+    message: 'forbidden: User "everynode-relay" cannot get path "/logs"',
   },
   {
     name: 'anyone reads /version (system:public-info-viewer)',
@@ -203,7 +218,7 @@ describe('--authorization-mode RBAC over HTTP, with infra/k8s/rbac.yaml applied'
       spec: { resourceAttributes: { verb, resource, namespace } },
     });
     const path = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
-    const allowed = await send(sim, 'controller', {
+    const allowed = await send(sim, 'reconcile', {
       method: 'POST',
       path,
       body: review('create', 'pods', 'default'),
@@ -215,10 +230,10 @@ describe('--authorization-mode RBAC over HTTP, with infra/k8s/rbac.yaml applied'
       status: {
         allowed: true,
         reason:
-          'RBAC: allowed by ClusterRoleBinding "everynode-controller" of ClusterRole "everynode-controller" to Group "everynode:controller"',
+          'RBAC: allowed by ClusterRoleBinding "everynode-reconcile" of ClusterRole "everynode-reconcile" to Group "everynode:reconcile"',
       },
     });
-    const deniedReview = await send(sim, 'controller', {
+    const deniedReview = await send(sim, 'reconcile', {
       method: 'POST',
       path,
       body: review('delete', 'nodes'),
@@ -238,7 +253,7 @@ describe('--authorization-mode RBAC over HTTP, with infra/k8s/rbac.yaml applied'
   it('impersonates for those allowed to (system:masters) and refuses others with upstream 403', async () => {
     const path = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
     const body = { spec: { resourceAttributes: { verb: 'list', resource: 'nodes' } } };
-    const headers = { 'impersonate-user': 'someone', 'impersonate-group': 'everynode:controller' };
+    const headers = { 'impersonate-user': 'someone', 'impersonate-group': 'everynode:relay' };
     const asAdmin = await send(sim, undefined, { method: 'POST', path, body, headers });
     expect(asAdmin.body.status).toMatchObject({ allowed: true });
     const asNobody = await send(sim, 'nobody', { method: 'POST', path, body, headers });

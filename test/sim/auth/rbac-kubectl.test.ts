@@ -8,18 +8,27 @@ const manifests = new URL('../../../infra/k8s/', import.meta.url).pathname;
 
 describe.runIf(binary)('kubectl against --authorization-mode RBAC', () => {
   let sim: RbacSim;
-  let as: Record<'admin' | 'controller' | 'nobody', (args: readonly string[]) => Promise<KubectlResult>>;
+  let as: Record<
+    'admin' | 'relay' | 'reconcile' | 'nobody',
+    (args: readonly string[]) => Promise<KubectlResult>
+  >;
   beforeAll(async () => {
     sim = await startRbacSim({
-      controller: aUser('everynode-fn', 'everynode:controller'),
+      relay: aUser('everynode-relay', 'everynode:relay'),
+      reconcile: aUser('everynode-fn', 'everynode:reconcile'),
       nobody: aUser('nobody'),
     });
     const run = (user: string) => kubectlFor(binary ?? 'kubectl', { kubeconfig: sim.kubeconfigOf(user) });
-    as = { admin: run('admin'), controller: run('controller'), nobody: run('nobody') };
+    as = { admin: run('admin'), relay: run('relay'), reconcile: run('reconcile'), nobody: run('nobody') };
     const applied = await as.admin(['apply', '-f', `${manifests}rbac.yaml`]);
     expect(applied.stdout).toBe(
-      'clusterrole.rbac.authorization.k8s.io/everynode-controller created\n' +
-        'clusterrolebinding.rbac.authorization.k8s.io/everynode-controller created\n',
+      ['relay', 'router', 'reconcile']
+        .map(
+          (fn) =>
+            `clusterrole.rbac.authorization.k8s.io/everynode-${fn} created\n` +
+            `clusterrolebinding.rbac.authorization.k8s.io/everynode-${fn} created\n`,
+        )
+        .join(''),
     );
   });
   afterAll(() => sim.close());
@@ -29,7 +38,9 @@ describe.runIf(binary)('kubectl against --authorization-mode RBAC', () => {
     expect(rows[0]).toEqual(['NAME', 'CREATED AT']);
     expect(rows.slice(1).map((r) => r[0])).toEqual([
       'cluster-admin',
-      'everynode-controller',
+      'everynode-reconcile',
+      'everynode-relay',
+      'everynode-router',
       'system:basic-user',
       'system:discovery',
       'system:public-info-viewer',
@@ -39,39 +50,46 @@ describe.runIf(binary)('kubectl against --authorization-mode RBAC', () => {
 
   it('prints ClusterRoleBindings with their role and subjects', async () => {
     const rows = tableRows(
-      (await as.admin(['get', 'clusterrolebinding', 'everynode-controller', '-o', 'wide'])).stdout,
+      (await as.admin(['get', 'clusterrolebinding', 'everynode-reconcile', '-o', 'wide'])).stdout,
     );
     expect(rows[0]).toEqual(['NAME', 'ROLE', 'AGE', 'USERS', 'GROUPS', 'SERVICEACCOUNTS']);
     expect(rows[1]).toEqual([
-      'everynode-controller',
-      'ClusterRole/everynode-controller',
+      'everynode-reconcile',
+      'ClusterRole/everynode-reconcile',
       expect.any(String),
-      'everynode:controller',
+      'everynode:reconcile',
     ]);
   });
 
   it('creates and describes a RoleBinding', async () => {
-    const args = ['create', 'rolebinding', 'ops', '--clusterrole=everynode-controller', '--group=ops'];
+    const args = ['create', 'rolebinding', 'ops', '--clusterrole=everynode-reconcile', '--group=ops'];
     await as.admin([...args, '--serviceaccount=default:builder', '-n', 'default']);
     const described = (await as.admin(['describe', 'rolebinding', 'ops', '-n', 'default'])).stdout;
-    expect(described).toMatch(/Role:\n\s+Kind:\s+ClusterRole\n\s+Name:\s+everynode-controller\n/);
+    expect(described).toMatch(/Role:\n\s+Kind:\s+ClusterRole\n\s+Name:\s+everynode-reconcile\n/);
     expect(described).toMatch(/Group\s+ops\s*\n/);
     expect(described).toMatch(/ServiceAccount\s+builder\s+default/);
   });
 
   it.each([
-    { user: 'controller', args: ['list', 'pods'], answer: 'yes' },
-    { user: 'controller', args: ['create', 'pods', '-n', 'kube-system'], answer: 'yes' },
-    { user: 'controller', args: ['get', 'namespaces/kube-system'], answer: 'yes' },
-    { user: 'controller', args: ['get', 'namespaces/default'], answer: 'no' },
+    { user: 'reconcile', args: ['list', 'pods'], answer: 'yes' },
+    { user: 'reconcile', args: ['create', 'pods', '-n', 'kube-system'], answer: 'yes' },
+    { user: 'relay', args: ['create', 'pods', '-n', 'kube-system'], answer: 'no' },
+    { user: 'relay', args: ['get', 'namespaces/kube-system'], answer: 'yes' },
+    { user: 'relay', args: ['get', 'namespaces/default'], answer: 'no' },
+    { user: 'reconcile', args: ['get', 'namespaces/kube-system'], answer: 'no' },
     {
-      user: 'controller',
-      args: ['patch', 'daemonsets.everynode.dev', '--subresource=status', '-n', 'a'],
+      user: 'reconcile',
+      args: ['update', 'daemonsets.everynode.dev', '--subresource=status', '-n', 'a'],
       answer: 'yes',
     },
-    { user: 'controller', args: ['patch', 'daemonsets.everynode.dev', '-n', 'a'], answer: 'no' },
-    { user: 'controller', args: ['delete', 'nodes'], answer: 'no' },
-    { user: 'controller', args: ['get', '/version'], answer: 'yes' },
+    {
+      user: 'reconcile',
+      args: ['update', 'daemonsets.apps', '--subresource=status', '-n', 'a'],
+      answer: 'no',
+    },
+    { user: 'reconcile', args: ['patch', 'daemonsets.everynode.dev', '-n', 'a'], answer: 'no' },
+    { user: 'reconcile', args: ['delete', 'nodes'], answer: 'no' },
+    { user: 'relay', args: ['get', '/version'], answer: 'yes' },
     { user: 'nobody', args: ['list', 'pods'], answer: 'no' },
     { user: 'admin', args: ['delete', 'nodes'], answer: 'yes' },
   ] as const)('kubectl auth can-i as $user: $args.0 $args.1 → $answer', async ({ user, args, answer }) => {
@@ -81,10 +99,10 @@ describe.runIf(binary)('kubectl against --authorization-mode RBAC', () => {
   });
 
   it('shows kubectl the 403 a real cluster answers', async () => {
-    const result = await as.controller(['get', 'namespaces']);
+    const result = await as.relay(['get', 'namespaces']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'Error from server (Forbidden): namespaces is forbidden: User "everynode-fn" cannot list resource "namespaces" in API group "" at the cluster scope',
+      'Error from server (Forbidden): namespaces is forbidden: User "everynode-relay" cannot list resource "namespaces" in API group "" at the cluster scope',
     );
   });
 });

@@ -1,0 +1,131 @@
+/**
+ * What each everynode function may do in the cluster: exactly the KubePort calls its runtime makes
+ * (lib/relay, lib/router, lib/reconcile), one rule per resource, each saying which code needs it.
+ * test/kube/rbac-rules-capabilities.test.ts removes each verb in turn and shows the call it breaks.
+ */
+import type { EverynodeFunction } from './function-groups.ts';
+import { type ManagedKind, managedResourceOf } from './managed-kind.ts';
+
+/** One RBAC PolicyRule with the reason it is granted. */
+export interface FunctionRule {
+  /** Which code needs the rule; rendered as the rule's comment. */
+  readonly why: string;
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+/** The relay: lists and watches what becomes triggers and hints, and reads the cluster identity. */
+function relayRules(group: string): FunctionRule[] {
+  return [
+    {
+      why: "relay.ts reads the kube-system namespace once per start (getClusterIdentity): its uid, recorded in the relay's checkpoint, tells this cluster from another whose versions it must not resume from.",
+      apiGroups: [''],
+      resources: ['namespaces'],
+      resourceNames: ['kube-system'],
+      verbs: ['get'],
+    },
+    {
+      why: 'relay-watch.ts and relay-resume.ts list, then watch, nodes: their changes become triggers and node hints.',
+      apiGroups: [''],
+      resources: ['nodes'],
+      verbs: ['list', 'watch'],
+    },
+    {
+      why: 'relay-watch.ts lists and watches the daemon pods (label-selected; RBAC cannot narrow by label) for triggers.',
+      apiGroups: [''],
+      resources: ['pods'],
+      verbs: ['list', 'watch'],
+    },
+    {
+      why: 'relay-watch.ts lists and watches the managed DaemonSets for triggers.',
+      apiGroups: [group],
+      resources: ['daemonsets'],
+      verbs: ['list', 'watch'],
+    },
+    {
+      why: 'relay-watch.ts lists and watches ControllerRevisions for the revision hashes of its hints (relay-revision-hashes.ts).',
+      apiGroups: ['apps'],
+      resources: ['controllerrevisions'],
+      verbs: ['list', 'watch'],
+    },
+  ];
+}
+
+/** The router: the reads it routes by. */
+function routerRules(group: string): FunctionRule[] {
+  return [
+    {
+      why: 'router-ec2.ts lists nodes to find the node of an EC2 instance by its providerID.',
+      apiGroups: [''],
+      resources: ['nodes'],
+      verbs: ['list'],
+    },
+    {
+      why: 'router-resync.ts and router-watch.ts list the managed DaemonSets to fan a resync or a node change out to them.',
+      apiGroups: [group],
+      resources: ['daemonsets'],
+      verbs: ['list'],
+    },
+  ];
+}
+
+/** The reconciler: reads its inputs, writes daemon pods, Events, status and revision history. */
+function reconcileRules(group: string): FunctionRule[] {
+  return [
+    {
+      why: 'reconcile-node.ts and pair-reader.ts read a node (getNode); reconcile-daemon-set.ts lists nodes for placement.',
+      apiGroups: [''],
+      resources: ['nodes'],
+      verbs: ['get', 'list'],
+    },
+    {
+      why: 'Daemon pods: listed by selector and node (reconcile-daemon-set.ts, claim-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).',
+      apiGroups: [''],
+      resources: ['pods'],
+      verbs: ['list', 'create', 'delete', 'patch'],
+    },
+    {
+      why: 'event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',
+      apiGroups: [''],
+      resources: ['events'],
+      verbs: ['create'],
+    },
+    {
+      why: 'The managed DaemonSets: read (reconcile-daemon-set.ts, pair-reader.ts) and listed (reconcile-node.ts); never written but for their status.',
+      apiGroups: [group],
+      resources: ['daemonsets'],
+      verbs: ['get', 'list'],
+    },
+    {
+      why: 'write-daemon-set-status.ts replaces the status through the status subresource (PUT: update).',
+      apiGroups: [group],
+      resources: ['daemonsets/status'],
+      verbs: ['update'],
+    },
+    {
+      why: "Pods and revisions carry blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement admission plugin allows only to those who may update the owner's finalizers (upstream's daemon-set-controller role has it too).",
+      apiGroups: [group],
+      resources: ['daemonsets/finalizers'],
+      verbs: ['update'],
+    },
+    {
+      why: 'sync-revisions.ts keeps the revision history `kubectl rollout history` and `undo` read: lists, creates, updates (adoption, revision bumps) and deletes (cleanupHistory) ControllerRevisions.',
+      apiGroups: ['apps'],
+      resources: ['controllerrevisions'],
+      verbs: ['list', 'create', 'update', 'delete'],
+    },
+  ];
+}
+
+/**
+ * The rules of `fn` when everynode manages `kind`: the DaemonSet rules name only that kind's API
+ * group, so no function has rights on the kind not managed.
+ */
+export function functionRules(fn: EverynodeFunction, kind: ManagedKind): readonly FunctionRule[] {
+  const { group } = managedResourceOf(kind);
+  if (fn === 'relay') return relayRules(group);
+  if (fn === 'router') return routerRules(group);
+  return reconcileRules(group);
+}
