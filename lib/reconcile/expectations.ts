@@ -117,6 +117,18 @@ export class Expectations {
   }
 
   /**
+   * True when the rolling update deleted `pair`'s pod less than {@link REPLACEMENT_WAIT_MS} before
+   * `nowMs` and no pair step has handled the pair since: the step that creates the replacement is
+   * the one that deletion brought.
+   */
+  replacementPending(pair: string, nowMs: number): boolean {
+    const awaited = this.#replacements.get(pair);
+    return (
+      awaited !== undefined && awaited.handledAt === undefined && nowMs - awaited.at < REPLACEMENT_WAIT_MS
+    );
+  }
+
+  /**
    * Forgets the fan-out of `pair` unless it was for `intent`: the DaemonSet step saw the pair in
    * another state (its pod created, or another need), so the message was acted upon, and the same
    * intent seen again later is new work (upstream: an observed create lowers the expectations).

@@ -207,8 +207,11 @@ function triggeredAt(message: Readonly<PairMessage>, receivedAt: number): number
  * `read`, confirmed before it creates a pod. A DaemonSet may be deleted just before the event that
  * triggered the pair — background deletion removes the DaemonSet first and then its pods, whose
  * DELETED events each make a pair — so a copy of the DaemonSet read before the trigger is asked of
- * the API server again (one GET). Undefined when it is gone or being deleted (the process then
- * forgets it); the pair read again when the DaemonSet changed; `read` itself otherwise.
+ * the API server again (one GET). Exempt: a pair whose old pod this process's DaemonSet step has
+ * just deleted for the rolling update (it read the DaemonSet itself, a moment before the deletion
+ * that triggered the pair). Undefined when it is gone or being deleted (the process then forgets
+ * it); with the fresh DaemonSet when only its status or metadata moved on (same generation: same
+ * template, same pods); the pair read again when its generation changed; `read` itself otherwise.
  */
 export async function confirmedForCreate(
   deps: ReconcileDeps,
@@ -218,10 +221,14 @@ export async function confirmedForCreate(
 ): Promise<PairRead | undefined> {
   const trigger = triggeredAt(message, receivedAt);
   if (trigger === undefined || read.dsReadAt >= trigger) return read;
+  const pair = `${message.daemonSet.uid}/${message.node.name}`;
+  if (deps.expectations.replacementPending(pair, deps.clock().getTime())) return read;
   const fresh = await readDaemonSet(deps, message, 'fresh');
   if (fresh === undefined) return undefined;
   if (fresh.value.metadata?.resourceVersion === read.ds.metadata?.resourceVersion)
     return { ...read, dsReadAt: fresh.at };
+  if (fresh.value.metadata?.generation === read.ds.metadata?.generation)
+    return { ...read, ds: fresh.value, dsReadAt: fresh.at };
   return readPair(deps, message, 'fresh', fresh);
 }
 

@@ -199,6 +199,37 @@ describe('node and pair messages with the relay hints', () => {
     expect(harness.sim.counters.total()).toBe(0);
   });
 
+  it('a replacement whose DaemonSet only changed status since the copy is confirmed by the GET alone', async () => {
+    const [gone] = onNode(agent, 'n2');
+    harness.sim.store.delete('pods', 'default', gone?.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+    await waitFor('pod gone', () => onNode(agent, 'n2').length === 0);
+    const deletedAt = String(Number(gone?.metadata?.resourceVersion) + 1);
+    // The process holds the DaemonSet as read a second before the pod's deletion was seen.
+    const copy = storedDaemonSet(harness, 'default', 'agent') as DaemonSet;
+    harness.deps.objects.putDaemonSet(copy, Date.now() - 1_000);
+    const hints = relayContext().pairHintsFor(gone as V1Pod, new Date(), deletedAt);
+    expect(hints?.daemonSet.resourceVersion).toBe(copy.metadata?.resourceVersion);
+    // Another writer moves the DaemonSet on (its status): same generation, new resourceVersion.
+    harness.sim.store.mutate(
+      'apps/daemonsets',
+      'default',
+      'agent',
+      (ds) => {
+        ds.status = { ...(ds.status as object), numberUnavailable: 7 };
+      },
+      { subresource: 'status' },
+    );
+    harness.sim.counters.reset();
+    await reconcilePair(harness.deps, {
+      ...(pairMessage(agent, 'n2') as PairMessage),
+      ...(hints ? { hints } : {}),
+    });
+    await harness.deps.events.flush();
+    expect(onNode(agent, 'n2')).toHaveLength(1);
+    expect(harness.sim.counters.total({ verb: 'get' })).toBe(1);
+    expect(harness.sim.counters.total({ verb: 'list' })).toBe(0);
+  });
+
   it('a label removed per the hints deletes the pod with the hinted preconditions', async () => {
     harness.sim.nodes.label('n3', { disk: null });
     const requests = await step(hinted('n3', relayHints('n3')));
