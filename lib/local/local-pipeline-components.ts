@@ -4,6 +4,7 @@
  * function process has), the loggers, the metrics, and the router and reconcile handlers.
  */
 import { createKubePort } from '../kube/create-kube-port.ts';
+import type { EverynodeFunction } from '../kube/function-groups.ts';
 import type { KubePort } from '../kube/kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../kube/request-budget.ts';
@@ -47,6 +48,11 @@ function loggersFor(options: Readonly<LocalPipelineOptions>): (name: string) => 
   };
 }
 
+/** The kubeconfig `component` calls the API with: its own identity when given, else the shared one. */
+function kubeconfigOf(options: Readonly<LocalPipelineOptions>, component: EverynodeFunction | 'cli'): string {
+  return (component === 'cli' ? undefined : options.identities?.[component]) ?? options.kubeconfigPath;
+}
+
 /** The reconcile handler, over the deps its function would build from this configuration. */
 function reconcileHandlerFor(
   options: Readonly<LocalPipelineOptions>,
@@ -57,7 +63,7 @@ function reconcileHandlerFor(
   const qps = options.apiQps ?? 100;
   const config: ReconcileConfig = {
     managedKind: options.managedKind,
-    cluster: { type: 'kubeconfig', path: options.kubeconfigPath },
+    cluster: { type: 'kubeconfig', path: kubeconfigOf(options, 'reconcile') },
     apiQps: qps,
     apiBurst: qps,
     queues: { work: queues.urls.work, workDlq: queues.urls.workDlq, ingress: queues.urls.ingress },
@@ -78,9 +84,9 @@ export function localComponents(
 ): LocalComponents {
   const log = loggersFor(options);
   const qps = options.apiQps ?? 100;
-  const kubeFor = (component: string) =>
+  const kubeFor = (component: EverynodeFunction | 'cli') =>
     createKubePort({
-      connection: connectionFromKubeConfig(loadKubeConfig({ path: options.kubeconfigPath })),
+      connection: connectionFromKubeConfig(loadKubeConfig({ path: kubeconfigOf(options, component) })),
       managedKind: options.managedKind,
       budget: new RequestBudget({ requestsPerSecond: qps, burst: qps }),
       userAgent: `everynode/${component}`,

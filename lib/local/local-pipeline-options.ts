@@ -1,10 +1,18 @@
 /** What a local pipeline is started with. */
+import type { EverynodeFunction } from '../kube/function-groups.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 
 /** Options of `startLocalPipeline`. */
 export interface LocalPipelineOptions {
   /** The cluster, as a kubeconfig file (the simulated cluster writes one). */
   readonly kubeconfigPath: string;
+  /**
+   * Each function's own credentials, as kubeconfig paths: relay, router and reconcile then call the
+   * API as their own users, as each function on AWS does with its own IAM role mapped to its own
+   * group (lib/kube/function-groups.ts). A function not named here, and the CLI's own reads (the
+   * live view), use `kubeconfigPath`.
+   */
+  readonly identities?: Readonly<Partial<Record<EverynodeFunction, string>>>;
   readonly managedKind: ManagedKind;
   /** Where the journal (`journal.jsonl`) and the relay checkpoint live. */
   readonly stateDir: string;

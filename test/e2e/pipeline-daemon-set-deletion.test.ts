@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
+import { getAsAdmin } from '../support/secured-sim.ts';
 
 /** A pod ADDED on a watch, and when the test saw it. */
 interface Added {
@@ -7,16 +8,16 @@ interface Added {
   readonly at: number;
 }
 
-/** Watches the pods of `namespace` over HTTP from `resourceVersion`, as any client would. */
+/** Watches the pods of `namespace` over HTTP(S) from `resourceVersion`, as any client would. */
 function watchPods(world: PipelineWorld, namespace: string, resourceVersion: string) {
   const added: Added[] = [];
   const abort = new AbortController();
-  const url = `${world.sim.url}/api/v1/namespaces/${namespace}/pods?watch=1&resourceVersion=${resourceVersion}`;
+  const path = `/api/v1/namespaces/${namespace}/pods?watch=1&resourceVersion=${resourceVersion}`;
   const done = (async () => {
-    const response = await fetch(url, { signal: abort.signal });
+    const response = await getAsAdmin(world.sim, path, abort.signal);
     const decoder = new TextDecoder();
     let buffered = '';
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response as AsyncIterable<Uint8Array>) {
       buffered += decoder.decode(chunk, { stream: true });
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
@@ -56,7 +57,7 @@ describe.runIf(kubectlBinary)('a deleted DaemonSet gets no new pods (apps/v1)', 
   let world: PipelineWorld;
 
   beforeAll(async () => {
-    world = await startPipelineWorld({ managedKind: 'apps/v1', nodes: 4 });
+    world = await startPipelineWorld({ managedKind: 'apps/v1', secured: true, nodes: 4 });
   });
   afterAll(async () => world.stop());
 

@@ -35,7 +35,7 @@ describe.runIf(kubectlBinary)('the local pipeline driven with kubectl (apps/v1)'
   let world: PipelineWorld;
 
   beforeAll(async () => {
-    world = await startPipelineWorld({ managedKind: 'apps/v1' });
+    world = await startPipelineWorld({ managedKind: 'apps/v1', secured: true });
     await world.kubectl(['create', 'namespace', 'kiada']);
   });
   afterAll(async () => world.stop());

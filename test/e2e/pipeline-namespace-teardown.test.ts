@@ -11,7 +11,7 @@ describe.runIf(kubectlBinary)('a namespace torn down under a managed DaemonSet (
   let world: PipelineWorld;
 
   beforeAll(async () => {
-    world = await startPipelineWorld({ managedKind: 'apps/v1', nodes: 4 });
+    world = await startPipelineWorld({ managedKind: 'apps/v1', secured: true, nodes: 4 });
   });
   afterAll(async () => world.stop());
 

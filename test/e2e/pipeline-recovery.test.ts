@@ -14,7 +14,7 @@ describe('the local pipeline loses no event and replays safely', () => {
   let world: PipelineWorld;
 
   beforeAll(async () => {
-    world = await startPipelineWorld({ managedKind: 'apps/v1' });
+    world = await startPipelineWorld({ managedKind: 'apps/v1', secured: true });
     applyDemoDaemonSets(world.sim.store, 'apps/v1');
     await world.until('the seed DaemonSets are placed', () => world.placement().length === 7);
   });
@@ -80,6 +80,7 @@ describe('the local pipeline dead-letters and redrives', () => {
   beforeAll(async () => {
     world = await startPipelineWorld({
       managedKind: 'apps/v1',
+      secured: true,
       maxReceiveCount: 2,
       visibilityTimeoutSeconds: 1,
     });

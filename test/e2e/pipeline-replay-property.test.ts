@@ -126,6 +126,7 @@ describe('replaying the journal into a converged cluster', () => {
   beforeAll(async () => {
     world = await startPipelineWorld({
       managedKind: 'apps/v1',
+      secured: true,
       nodes: [aNode('n1'), aNode('n2', { labels: { disk: 'ssd' } }), aNode('n3')],
       timeScale: 0.02,
     });

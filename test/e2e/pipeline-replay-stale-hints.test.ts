@@ -30,7 +30,7 @@ describe('everynode replay after a node changed back', () => {
   let world: PipelineWorld;
 
   beforeAll(async () => {
-    world = await startPipelineWorld({ managedKind: 'apps/v1' });
+    world = await startPipelineWorld({ managedKind: 'apps/v1', secured: true });
     applyDemoDaemonSets(world.sim.store, 'apps/v1');
     await world.until('the seed DaemonSets are placed', () => world.placement().length === 7);
     await world.until('worker-ssd runs both pods', () => bothRunning(world, NODE));

@@ -6,10 +6,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EverynodeFunction } from '../../lib/kube/function-groups.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
 import { type SimCluster, type SimClusterOptions, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { findKubectl } from './kubectl.ts';
+import { startSecuredSim } from './secured-sim.ts';
 
 /** A pod as the tests look at it. */
 export interface PodView {
@@ -32,6 +34,12 @@ export interface WorldOptions {
   readonly timeScale?: number;
   readonly maxReceiveCount?: number;
   readonly visibilityTimeoutSeconds?: number;
+  /**
+   * Least privilege, as on EKS: the simulator serves HTTPS with static tokens and RBAC, the
+   * everynode RBAC manifest of the managed kind is applied, and relay, router and reconcile each
+   * call the API as their own user in their own group; kubectl stays the administrator.
+   */
+  readonly secured?: boolean;
 }
 
 /** A running world. */
@@ -39,7 +47,10 @@ export interface PipelineWorld {
   readonly sim: SimCluster;
   readonly pipeline: LocalPipeline;
   readonly stateDir: string;
+  /** The administrator's kubeconfig (kubectl's). */
   readonly kubeconfigPath: string;
+  /** Each function's own kubeconfig, when the world is secured. */
+  readonly identities?: Readonly<Record<EverynodeFunction, string>>;
   /** kubectl against the cluster; rejects with its stderr when it fails. */
   kubectl(args: readonly string[], stdin?: string): Promise<string>;
   /** Daemon pods (controlled by a DaemonSet) that are not being deleted, by namespace. */
@@ -85,15 +96,22 @@ function podView(pod: Record<string, unknown>): PodView {
 export async function startPipelineWorld(options: WorldOptions = {}): Promise<PipelineWorld> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-e2e-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
-  const sim = await startSimCluster({
+  const managedKind = options.managedKind ?? 'apps/v1';
+  const simOptions = {
     nodes: options.nodes ?? 6,
     kubeconfigPath,
     bookmarkIntervalMs: 1_000,
     timing: { timeScale: options.timeScale ?? 0.1 },
-  });
+  };
+  const secured = options.secured
+    ? await startSecuredSim({ ...simOptions, dir: stateDir, managedKind })
+    : undefined;
+  const sim = secured?.sim ?? (await startSimCluster(simOptions));
+  const identities = secured?.identities;
   const pipeline = await startLocalPipeline({
     kubeconfigPath,
-    managedKind: options.managedKind ?? 'apps/v1',
+    ...(identities ? { identities } : {}),
+    managedKind,
     stateDir,
     maxReceiveCount: options.maxReceiveCount ?? 5,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
@@ -115,6 +133,7 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     pipeline,
     stateDir,
     kubeconfigPath,
+    ...(identities ? { identities } : {}),
     kubectl: (args, stdin) => runKubectl(kubeconfigPath, stateDir, args, stdin),
     pods,
     placement: () =>
