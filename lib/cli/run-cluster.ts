@@ -4,9 +4,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { EverynodeFunction } from '../kube/function-groups.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import { type SimCluster, startSimCluster } from '../sim/start-sim-cluster.ts';
 import { applyDemoDaemonSets } from './demo-daemon-sets.ts';
+import { startLeastPrivilegeSim } from './least-privilege-sim.ts';
 
 /** Where the cluster comes from. */
 export type ClusterChoice =
@@ -18,6 +20,11 @@ export type ClusterChoice =
       readonly demo: boolean;
       /** Multiplies every delay of the simulated cluster (SimTiming.timeScale); 1 when omitted. */
       readonly timeScale?: number;
+      /**
+       * Run each function as its own user (`--least-privilege`): the cluster serves HTTPS with
+       * static tokens and RBAC, the RBAC manifest of `managedKind` applied by the administrator.
+       */
+      readonly leastPrivilege?: { readonly managedKind: ManagedKind };
     };
 
 /** The cluster in use. */
@@ -27,12 +34,18 @@ export interface RunCluster {
   readonly description: string;
   /** The simulated cluster, when it is one. */
   readonly sim?: SimCluster;
+  /**
+   * Each function's own kubeconfig path, with `leastPrivilege`; absent when every function uses
+   * `kubeconfigPath`.
+   */
+  readonly identities?: Readonly<Record<EverynodeFunction, string>>;
   stop(): Promise<void>;
 }
 
 /**
  * The cluster of `choice`: the kubeconfig as given, or a simulated cluster started with its
- * kubeconfig at `<stateDir>/kubeconfig`.
+ * kubeconfig (the administrator's) at `<stateDir>/kubeconfig` and, with `leastPrivilege`, the
+ * token file and each function's kubeconfig beside it.
  */
 export async function startRunCluster(
   choice: Readonly<ClusterChoice>,
@@ -47,16 +60,22 @@ export async function startRunCluster(
   }
   await mkdir(stateDir, { recursive: true });
   const kubeconfigPath = resolve(stateDir, 'kubeconfig');
-  const sim = await startSimCluster({
+  const simOptions = {
     nodes: choice.nodes,
     port: choice.port,
     kubeconfigPath,
     ...(choice.timeScale === undefined ? {} : { timing: { timeScale: choice.timeScale } }),
-  });
+  };
+  const secured = choice.leastPrivilege
+    ? await startLeastPrivilegeSim({ ...simOptions, dir: stateDir, ...choice.leastPrivilege })
+    : undefined;
+  const sim = secured?.sim ?? (await startSimCluster(simOptions));
+  const access = secured ? ', each function as its own user (RBAC)' : '';
   return {
     kubeconfigPath,
-    description: `simulated cluster with ${sim.nodes.names().length} nodes at ${sim.url}`,
+    description: `simulated cluster with ${sim.nodes.names().length} nodes at ${sim.url}${access}`,
     sim,
+    ...(secured ? { identities: secured.identities } : {}),
     stop: () => sim.stop(),
   };
 }

@@ -38,6 +38,11 @@ cluster with the six seed nodes and applies the seed DaemonSets fluentd-elastics
   --no-demo                do not apply the seed DaemonSets to the simulated cluster
   --time-scale X           multiplies every delay and grace period of the simulated cluster
                            (default 1; 0.1 runs it ten times faster)
+  --least-privilege        run each function as its own user on the simulated cluster: HTTPS,
+                           static tokens (tokens.csv in the state dir) and RBAC with the everynode
+                           ClusterRoles of --manage; each function's kubeconfig is
+                           kubeconfig-relay/-router/-reconcile in the state dir (the printed
+                           kubeconfig stays the administrator's)
   --manage KIND            everynode.dev/v1 (default) or apps/v1
   --exit-when-converged    exit 0 once every managed DaemonSet is up to date and ready and no work
                            is queued; exit 1 after --timeout
@@ -68,6 +73,7 @@ const runFlags = {
   port: { type: 'string' },
   'no-demo': { type: 'boolean' },
   'time-scale': { type: 'string' },
+  'least-privilege': { type: 'boolean' },
   manage: { type: 'string' },
   'exit-when-converged': { type: 'boolean' },
   timeout: { type: 'string' },
@@ -77,9 +83,15 @@ const runFlags = {
   'log-level': { type: 'string' },
 } as const;
 
-function clusterChoice(flags: Flags, env: Readonly<Record<string, string | undefined>>): ClusterChoice {
+function clusterChoice(
+  flags: Flags,
+  env: Readonly<Record<string, string | undefined>>,
+  managedKind: ManagedKind,
+): ClusterChoice {
   const kubeconfig = stringFlag(flags, 'kubeconfig');
-  const simFlags = ['sim-nodes', 'port', 'no-demo', 'time-scale'].filter((f) => flags[f] !== undefined);
+  const simFlags = ['sim-nodes', 'port', 'no-demo', 'time-scale', 'least-privilege'].filter(
+    (f) => flags[f] !== undefined,
+  );
   if (kubeconfig !== undefined && simFlags.length > 0) {
     throw new UsageError(`--kubeconfig names a real cluster; --${simFlags[0]} is for the simulated one`);
   }
@@ -92,6 +104,7 @@ function clusterChoice(flags: Flags, env: Readonly<Record<string, string | undef
     port: integerFlag(flags, 'port', 0, 0, 65_535),
     demo: flags['no-demo'] !== true,
     ...(timeScale === undefined ? {} : { timeScale }),
+    ...(flags['least-privilege'] === true ? { leastPrivilege: { managedKind } } : {}),
   };
 }
 
@@ -124,7 +137,7 @@ export function parseRunArgs(
     );
   }
   return {
-    cluster: clusterChoice(flags, env),
+    cluster: clusterChoice(flags, env, managedKind),
     managedKind,
     exitWhenConverged: flags['exit-when-converged'] === true,
     timeoutSeconds: integerFlag(flags, 'timeout', 300, 1),
@@ -205,6 +218,7 @@ async function runPipeline(
   const { log, recent } = logSink(io);
   const pipeline = await startLocalPipeline({
     kubeconfigPath: cluster.kubeconfigPath,
+    ...(cluster.identities ? { identities: cluster.identities } : {}),
     managedKind: options.managedKind,
     stateDir: options.stateDir,
     apiQps: options.apiQps,

@@ -90,6 +90,13 @@ describe('bad values and unreachable things: one clear line, non-zero exit', () 
       line: /--time-scale is for the simulated one/,
     },
     {
+      name: 'run --kubeconfig with --least-privilege',
+      run: runRunCommand,
+      args: ['--kubeconfig', unreachable, '--least-privilege'],
+      code: 2,
+      line: /--least-privilege is for the simulated one/,
+    },
+    {
       name: 'run on an unreachable cluster',
       run: runRunCommand,
       args: ['--kubeconfig', unreachable, '--state-dir', none],
@@ -170,6 +177,12 @@ describe('parseRunArgs', () => {
       args: ['--time-scale', '0.1'],
       env: {},
       cluster: { type: 'sim', nodes: 6, port: 0, demo: true, timeScale: 0.1 },
+    },
+    {
+      name: '--least-privilege secures the simulated cluster with the RBAC of --manage, even with KUBECONFIG',
+      args: ['--least-privilege', '--manage', 'apps/v1'],
+      env: { KUBECONFIG: '/k' },
+      cluster: { type: 'sim', nodes: 6, port: 0, demo: true, leastPrivilege: { managedKind: 'apps/v1' } },
     },
   ])('$name', ({ args, env, cluster }) => {
     expect(parseRunArgs(args, env).cluster).toEqual(cluster);

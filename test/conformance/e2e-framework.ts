@@ -13,6 +13,8 @@
  * run at the end of the block).
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { parse } from 'yaml';
 import { findKubectl } from '../support/kubectl.ts';
@@ -80,28 +82,62 @@ export async function poll(
 interface Endpoint {
   readonly server: string;
   readonly token: string;
+  /** PEM of the CA the server's certificate is signed by, when it serves HTTPS. */
+  readonly ca?: string;
 }
 
 function endpointOf(kubeconfig: string): Endpoint {
   const config = parse(kubeconfig) as {
-    clusters: Array<{ cluster: { server: string } }>;
+    clusters: Array<{ cluster: { server: string; 'certificate-authority-data'?: string } }>;
     users: Array<{ user: { token: string } }>;
   };
-  return { server: config.clusters[0]?.cluster.server ?? '', token: config.users[0]?.user.token ?? '' };
+  const cluster = config.clusters[0]?.cluster;
+  const caData = cluster?.['certificate-authority-data'];
+  return {
+    server: cluster?.server ?? '',
+    token: config.users[0]?.user.token ?? '',
+    ...(caData ? { ca: Buffer.from(caData, 'base64').toString('utf8') } : {}),
+  };
+}
+
+/**
+ * Sends one request as the kubeconfig's user, trusting its CA (fetch cannot be given a CA without
+ * undici's Agent); resolves to the response, its body a stream, once its headers arrive.
+ */
+function send(
+  endpoint: Endpoint,
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<IncomingMessage> {
+  const url = new URL(path, endpoint.server);
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = {
+    Authorization: `Bearer ${endpoint.token}`,
+    Accept: 'application/json',
+    // A length, not chunks: as fetch sends a JSON body (a DELETE's DeleteOptions included).
+    ...(payload === undefined
+      ? {}
+      : { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method, headers, ...(endpoint.ca ? { ca: endpoint.ca } : {}), ...(signal ? { signal } : {}) },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 async function http(endpoint: Endpoint, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${endpoint.server}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${endpoint.token}`,
-      Accept: 'application/json',
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  const response = await send(endpoint, method, path, body);
+  let text = '';
+  for await (const chunk of response) text += String(chunk);
+  return { status: response.statusCode ?? 0, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
 async function watchUntil(
@@ -110,14 +146,15 @@ async function watchUntil(
   until: (event: WatchEvent) => boolean,
   timeoutMs: number,
 ): Promise<void> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  const headers = { Authorization: `Bearer ${endpoint.token}`, Accept: 'application/json' };
-  const response = await fetch(`${endpoint.server}${path}`, { headers, signal });
-  if (!response.ok || !response.body) throw new Error(`watch ${path}: HTTP ${response.status}`);
+  const response = await send(endpoint, 'GET', path, undefined, AbortSignal.timeout(timeoutMs));
+  if (response.statusCode !== 200) {
+    response.resume();
+    throw new Error(`watch ${path}: HTTP ${response.statusCode}`);
+  }
   const seen: string[] = [];
   let buffered = '';
   const decoder = new TextDecoder();
-  for await (const chunk of response.body) {
+  for await (const chunk of response) {
     buffered += decoder.decode(chunk as Uint8Array, { stream: true });
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
@@ -125,7 +162,7 @@ async function watchUntil(
       const event = JSON.parse(line) as WatchEvent;
       seen.push(event.type);
       if (until(event)) {
-        await response.body.cancel().catch(() => undefined);
+        response.destroy();
         return;
       }
     }

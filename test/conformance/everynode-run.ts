@@ -1,8 +1,9 @@
 /**
  * `bin/everynode.js run` as a user starts it, for the conformance suite: a process of its own that
  * leads its own process group (so stopping it ends everything it started), on a simulated cluster,
- * managing apps/v1 DaemonSets. Ready once it prints its hints (`export KUBECONFIG=…`): they come
- * after the relay, the router and reconcile have started.
+ * managing apps/v1 DaemonSets, each function as its own user under RBAC (`--least-privilege`).
+ * Ready once it prints its hints (`export KUBECONFIG=…`): they come after the relay, the router
+ * and reconcile have started.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -56,13 +57,15 @@ async function stopGroup(child: ChildProcess, pgid: number): Promise<void> {
 }
 
 /**
- * Starts `everynode run --sim-nodes N --manage apps/v1 --no-demo --time-scale X` with a fresh state
- * directory and resolves once it is ready; rejects (after stopping it) when it exits or is not
- * ready in time, with what it printed.
+ * Starts `everynode run --sim-nodes N --manage apps/v1 --no-demo --least-privilege --time-scale X`
+ * with a fresh state directory and resolves once it is ready; rejects (after stopping it) when it
+ * exits or is not ready in time, with what it printed.
  */
 export async function startEverynodeRun(options: Readonly<EverynodeRunOptions>): Promise<EverynodeRun> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-conformance-'));
   const args = ['run', '--sim-nodes', String(options.simNodes), '--manage', 'apps/v1', '--no-demo'];
+  // Each function as its own user, as on AWS: the suite then also proves the RBAC manifest suffices.
+  args.push('--least-privilege');
   args.push('--time-scale', String(options.timeScale), '--state-dir', stateDir, '--log-level', 'WARN');
   const env = { ...process.env };
   delete env.KUBECONFIG;
