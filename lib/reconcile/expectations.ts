@@ -15,6 +15,11 @@ export const FAN_OUT_MEMORY_MS = 20_000;
 /** How long the DaemonSet step leaves a pair whose old pod it deleted to that deletion's event. */
 export const REPLACEMENT_WAIT_MS = 10_000;
 
+/** The key the ledger files a (DaemonSet, node) pair under: the DaemonSet's uid and the node's name. */
+export function pairKey(daemonSetUid: string, nodeName: string): string {
+  return `${daemonSetUid}/${nodeName}`;
+}
+
 /** What this process knows it has accounted for on one pair. */
 interface PairSeen {
   /** The resourceVersion of the last LIST of the pair's pods it planned from. */

@@ -15,6 +15,7 @@ import type { MessageCause } from '../messages/message-cause.ts';
 import { nodeHintOf, type PairHints, podHintOf } from '../messages/pair-hints.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import type { OutgoingWork } from '../queue/work-senders.ts';
+import { pairKey } from './expectations.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 
 /** A pair that needs work, with what its plan would do. */
@@ -102,11 +103,6 @@ function messageFor(state: Readonly<FanOutState>, view: Readonly<NodeView>): Pai
   };
 }
 
-/** What the process remembers a pair's fan-out under: the DaemonSet uid and the node. */
-function pairKey(ds: Readonly<DaemonSet>, nodeName: string): string {
-  return `${ds.metadata?.uid ?? ''}/${nodeName}`;
-}
-
 /**
  * The pairs whose plan is not empty, in node order. Every other pair's remembered fan-out is
  * settled: the step sees it in another state, so its message was acted upon.
@@ -117,7 +113,7 @@ function candidatesOf(deps: ReconcileDeps, state: Readonly<FanOutState>): Candid
     if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return [];
     const actions = planPair({ ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name });
     const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
-    deps.expectations.settleFanOut(pairKey(ds, view.name), memoryKey);
+    deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
     if (memoryKey === undefined) return [];
     return [{ view, actions, memoryKey, deduplicationId: deduplicationIdOf(memoryKey, state.observation) }];
   });
@@ -152,7 +148,7 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
   const sent: Candidate[] = [];
   let [creates, deletes, capped] = [0, 0, false];
   for (const candidate of candidatesOf(deps, state)) {
-    const key = pairKey(state.ds, candidate.view.name);
+    const key = pairKey(state.ds.metadata?.uid ?? '', candidate.view.name);
     if (deps.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
     const createsOnly = candidate.actions.every((a) => a.type === 'create');
     if (createsOnly && deps.expectations.awaitingReplacement(key, nowMs, state.listedAt)) continue;
@@ -170,6 +166,7 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
       (c): OutgoingWork => ({ message: messageFor(state, c.view), deduplicationId: c.deduplicationId }),
     ),
   );
-  for (const c of sent) deps.expectations.markFannedOut(pairKey(state.ds, c.view.name), c.memoryKey, nowMs);
+  for (const c of sent)
+    deps.expectations.markFannedOut(pairKey(state.ds.metadata?.uid ?? '', c.view.name), c.memoryKey, nowMs);
   return { sent: sent.length, capped };
 }

@@ -9,6 +9,7 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import { timestampMillis } from '../core/pod-availability.ts';
 import { nodeFromHint, type PairHints, podFromHint } from '../messages/pair-hints.ts';
 import type { PairMessage } from '../messages/work-message.ts';
+import { pairKey } from './expectations.ts';
 import type { Recent } from './object-cache.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { currentRevisionHash } from './revision-hash.ts';
@@ -173,22 +174,20 @@ export async function readHintedPair(
       ? await readNode(deps, nodeName, 'fresh')
       : { node: nodeFromHint(hints.node), confirmed: false };
   const currentHash = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
-  if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) {
-    const listed = await readPairPods(deps, ds, nodeName);
-    return {
-      ds,
-      node,
-      nodeName,
-      pods: listed.pods,
-      currentHash,
-      hinted: true,
-      nodeConfirmed: confirmed,
-      podsListedAt: listed.listedAt,
-      dsReadAt: read.at,
-    };
-  }
-  const pods = hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
-  return { ds, node, nodeName, pods, currentHash, hinted: true, nodeConfirmed: confirmed, dsReadAt: read.at };
+  const terminating = hints.pods.some((pod) => pod.deletionTimestamp !== undefined);
+  const listed = terminating ? await readPairPods(deps, ds, nodeName) : undefined;
+  const pods = listed?.pods ?? hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
+  const hinted = {
+    ds,
+    node,
+    nodeName,
+    pods,
+    currentHash,
+    hinted: true,
+    nodeConfirmed: confirmed,
+    dsReadAt: read.at,
+  };
+  return listed === undefined ? hinted : { ...hinted, podsListedAt: listed.listedAt };
 }
 
 /**
@@ -221,7 +220,7 @@ export async function confirmedForCreate(
 ): Promise<PairRead | undefined> {
   const trigger = triggeredAt(message, receivedAt);
   if (trigger === undefined || read.dsReadAt >= trigger) return read;
-  const pair = `${message.daemonSet.uid}/${message.node.name}`;
+  const pair = pairKey(message.daemonSet.uid, message.node.name);
   if (deps.expectations.replacementPending(pair, deps.clock().getTime())) return read;
   const fresh = await readDaemonSet(deps, message, 'fresh');
   if (fresh === undefined) return undefined;

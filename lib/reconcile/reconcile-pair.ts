@@ -9,6 +9,7 @@ import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
+import { pairKey } from './expectations.ts';
 import {
   confirmedForCreate,
   nodeVersion,
@@ -122,7 +123,7 @@ async function planOnCurrentNode(deps: ReconcileDeps, read: PairRead, now: Date)
 }
 
 function pairKeyOf(message: Readonly<PairMessage>): string {
-  return `${message.daemonSet.uid}/${message.node.name}`;
+  return pairKey(message.daemonSet.uid, message.node.name);
 }
 
 /**

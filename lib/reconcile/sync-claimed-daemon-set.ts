@@ -11,6 +11,7 @@ import { type NodeView, nodeViewsFor } from '../core/node-view.ts';
 import { planRollout } from '../core/rollout-plan.ts';
 import type { MessageCause } from '../messages/message-cause.ts';
 import { executeActions } from './action-executor.ts';
+import { pairKey } from './expectations.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
 import { earliestNodeFreeSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
@@ -118,7 +119,7 @@ export async function syncClaimedDaemonSet(
   const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
   for (const action of rollout) {
     if (action.type === 'delete')
-      deps.expectations.expectReplacement(`${ds.metadata?.uid ?? ''}/${action.node}`, now.getTime());
+      deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
   }
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   const fan = await fanOutPairs(deps, {
