@@ -1,11 +1,14 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { EnvironmentName } from '../lib/config/environment-names.ts';
+import { RECONCILE_AWS_CALLS } from '../lib/reconcile/reconcile-aws-calls.ts';
+import { RELAY_AWS_CALLS } from '../lib/relay/relay-aws-calls.ts';
+import { ROUTER_AWS_CALLS } from '../lib/router/router-aws-calls.ts';
 import { PipelineAlarms } from './constructs/alarms.ts';
 import { ClusterAccess } from './constructs/cluster-access.ts';
+import { grantAwsCalls } from './constructs/function-grants.ts';
 import { PipelineFunctions } from './constructs/pipeline-functions.ts';
 import { TriggerBus } from './constructs/trigger-bus.ts';
 import { WorkQueues } from './constructs/work-queues.ts';
@@ -102,37 +105,40 @@ export class EverynodeStack extends Stack {
     });
   }
 
-  /** Event sources and the least privileges each function needs beyond them. */
+  /** Event sources, and exactly the AWS rights each function's table of calls names. */
   private wire(s: EverynodeSettings): void {
     const { relay, router, reconcile } = this.functions;
     const { ingress, work, workDlq } = this.queues;
-    router.addEventSource(
-      new SqsEventSource(ingress, {
-        batchSize: 10,
-        maxBatchingWindow: Duration.seconds(1),
-        reportBatchItemFailures: true,
-        maxConcurrency: s.routerMaxConcurrency,
-      }),
-    );
-    reconcile.addEventSource(
-      new SqsEventSource(work, {
-        batchSize: 10,
-        reportBatchItemFailures: true,
-        maxConcurrency: s.reconcileMaxConcurrency,
-      }),
-    );
-    // Each grant is a row of the function's table of AWS calls (lib/<function>/*-aws-calls.ts),
-    // which test/infra/function-rights.test.ts checks against the template.
-    work.grantSendMessages(router);
-    // The router sends delayed work (requeues it re-delays, coalesced status refreshes) back to the
-    // queue it consumes: consuming grants no sqs:SendMessage.
-    ingress.grantSendMessages(router);
-    work.grantSendMessages(reconcile);
-    workDlq.grantSendMessages(reconcile);
-    ingress.grantSendMessages(reconcile);
-    this.triggers.bus.grantPutEventsTo(relay);
-    this.relayCheckpoint.grantRead(relay);
-    this.relayCheckpoint.grantWrite(relay);
+    // addEventSourceMapping, not SqsEventSource: the latter grants sqs:GetQueueUrl besides what
+    // polling needs; grantAwsCalls grants the consume rights instead.
+    router.addEventSourceMapping('IngressEventSource', {
+      eventSourceArn: ingress.queueArn,
+      batchSize: 10,
+      maxBatchingWindow: Duration.seconds(1),
+      reportBatchItemFailures: true,
+      maxConcurrency: s.routerMaxConcurrency,
+    });
+    reconcile.addEventSourceMapping('WorkEventSource', {
+      eventSourceArn: work.queueArn,
+      batchSize: 10,
+      reportBatchItemFailures: true,
+      maxConcurrency: s.reconcileMaxConcurrency,
+    });
+    const arns: Partial<Record<EnvironmentName, string>> = {
+      [EnvironmentName.ingressQueueUrl]: ingress.queueArn,
+      [EnvironmentName.workQueueUrl]: work.queueArn,
+      [EnvironmentName.workDlqUrl]: workDlq.queueArn,
+      [EnvironmentName.eventBusName]: this.triggers.bus.eventBusArn,
+      [EnvironmentName.relayCheckpointParameter]: this.relayCheckpoint.parameterArn,
+    };
+    const arnOf = (variable: EnvironmentName): string => {
+      const arn = arns[variable];
+      if (!arn) throw new Error(`no resource is handed to the functions through ${variable}`);
+      return arn;
+    };
+    grantAwsCalls(relay, RELAY_AWS_CALLS, arnOf);
+    grantAwsCalls(router, ROUTER_AWS_CALLS, arnOf);
+    grantAwsCalls(reconcile, RECONCILE_AWS_CALLS, arnOf);
     const kubernetesUsers = [
       ['Relay', relay, 'relay'],
       ['Router', router, 'router'],

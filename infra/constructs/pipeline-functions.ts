@@ -38,9 +38,11 @@ export class PipelineFunctions extends Construct {
     this.allowInstanceLookups(this.router.role as Role);
   }
 
-  /** The router matches EC2 events to nodes without spec.providerID by the instance's private DNS name. */
+  /**
+   * The router matches EC2 events to nodes without spec.providerID by the instance's private DNS
+   * name; the stack grants ec2:DescribeInstances on `*` from the router's table of AWS calls.
+   */
   private allowInstanceLookups(role: Role): void {
-    role.addToPolicy(new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }));
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'ec2:DescribeInstances does not support resource-level permissions; it only reads.',

@@ -154,6 +154,34 @@ describe.each(contexts)('the function roles $name', ({ context }) => {
       expect(missingRights(template, fn, tables[name].calls)).toEqual([]);
     });
 
+    it('grant nothing beyond its table, its queue polling and its own logs', () => {
+      const fn = deployed(stack, template, stack.functions[name]);
+      const table = tables[name];
+      const needed = (action: string, resource: unknown): boolean => {
+        if (/^logs:(CreateLogStream|PutLogEvents)$/.test(action))
+          return JSON.stringify(resource).includes(`"${fn.functionId.replace(/[0-9A-F]{8}$/, '')}Logs`);
+        const consumed = table.consumes;
+        if (consumed && consumeActions.includes(action))
+          return isArnOf(resource, resourceIdOf(fn, consumed), 'AWS::SQS::Queue');
+        return table.calls.some((call) => {
+          if (call.action !== action) return false;
+          if (call.resource.kind === 'any') return resource === '*';
+          if (call.resource.kind !== 'named-by') return false;
+          const id = resourceIdOf(fn, call.resource.variable);
+          const type = (template.toJSON().Resources as Record<string, { Type: string }>)[id]?.Type ?? '';
+          return isArnOf(resource, id, type);
+        });
+      };
+      const extra = fn.statements.flatMap((s) =>
+        asList(s.Action).flatMap((action) =>
+          asList(s.Resource)
+            .filter((resource) => !needed(String(action), resource))
+            .map((resource) => `${String(action)} on ${JSON.stringify(resource)}`),
+        ),
+      );
+      expect(extra).toEqual([]);
+    });
+
     it('let Lambda poll the queue it consumes, and no other', () => {
       const fn = deployed(stack, template, stack.functions[name]);
       const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))
