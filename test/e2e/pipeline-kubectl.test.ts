@@ -1,18 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
+import { seedPlacement } from '../support/seed-placement.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}.yaml`, import.meta.url));
-
-const seedPlacement = [
-  'kiada/demo@cordoned-1',
-  'kiada/demo@worker-1',
-  'kiada/demo@worker-ssd',
-  'kube-system/fluentd-elasticsearch@cordoned-1',
-  'kube-system/fluentd-elasticsearch@master-1',
-  'kube-system/fluentd-elasticsearch@worker-1',
-  'kube-system/fluentd-elasticsearch@worker-ssd',
-];
 
 const on = (world: PipelineWorld, node: string) => world.placement().filter((p) => p.endsWith(`@${node}`));
 

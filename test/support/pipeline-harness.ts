@@ -92,6 +92,39 @@ function podView(pod: Record<string, unknown>): PodView {
   };
 }
 
+/** Resolves when `check()` holds; rejects with `what` after `timeoutMs`. */
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The daemon pods of `sim` as the tests look at them, and their placement. */
+export function clusterViews(sim: SimCluster): Pick<PipelineWorld, 'pods' | 'placement'> {
+  const ownerKind = (pod: Record<string, unknown>) =>
+    (
+      (pod.metadata as { ownerReferences?: Array<{ kind: string; controller?: boolean }> }).ownerReferences ??
+      []
+    ).some((r) => r.controller && r.kind === 'DaemonSet');
+  const pods: PipelineWorld['pods'] = (namespace?: string) =>
+    sim.store
+      .list('pods', namespace ? { namespace } : {})
+      .filter((p) => ownerKind(p as Record<string, unknown>))
+      .map((p) => podView(p as Record<string, unknown>))
+      .filter((p) => !p.deleting);
+  const placement = () =>
+    pods()
+      .map((p) => `${p.namespace}/${p.owner}@${p.node}`)
+      .sort();
+  return { pods, placement };
+}
+
 /** Starts the simulated cluster and the local pipeline (relay included). */
 export async function startPipelineWorld(options: WorldOptions = {}): Promise<PipelineWorld> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-e2e-'));
@@ -117,17 +150,7 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
     logLevel: 'SILENT',
   });
-  const ownerKind = (pod: Record<string, unknown>) =>
-    (
-      (pod.metadata as { ownerReferences?: Array<{ kind: string; controller?: boolean }> }).ownerReferences ??
-      []
-    ).some((r) => r.controller && r.kind === 'DaemonSet');
-  const pods = (namespace?: string) =>
-    sim.store
-      .list('pods', namespace ? { namespace } : {})
-      .filter((p) => ownerKind(p as Record<string, unknown>))
-      .map((p) => podView(p as Record<string, unknown>))
-      .filter((p) => !p.deleting);
+  const { pods, placement } = clusterViews(sim);
   const world: PipelineWorld = {
     sim,
     pipeline,
@@ -136,17 +159,8 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     ...(identities ? { identities } : {}),
     kubectl: (args, stdin) => runKubectl(kubeconfigPath, stateDir, args, stdin),
     pods,
-    placement: () =>
-      pods()
-        .map((p) => `${p.namespace}/${p.owner}@${p.node}`)
-        .sort(),
-    until: async (what, check, timeoutMs = 20_000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!(await check())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
+    placement,
+    until: waitUntil,
     quiet: async (timeoutMs = 20_000) => {
       let quietLooks = 0;
       let last = '';
@@ -176,7 +190,8 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
   return world;
 }
 
-function runKubectl(
+/** Runs kubectl with `kubeconfig` and HOME `home`; rejects with its stderr when it fails. */
+export function runKubectl(
   kubeconfig: string,
   home: string,
   args: readonly string[],
