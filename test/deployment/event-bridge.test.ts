@@ -18,6 +18,7 @@ import type { AuthorizationRequest, Authorize } from '../support/aws/authorizati
 import { type CfnTemplate, DeployedStack } from '../support/aws/deployed-stack.ts';
 import { LocalEventBridge, PutEventsValidationError } from '../support/aws/event-bridge.ts';
 import { EventBridgeSetupError } from '../support/aws/event-bridge-rules.ts';
+import { synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.ts';
 
 const fixture = JSON.parse(
   readFileSync(new URL('./fixtures/trigger-bus.template.json', import.meta.url), 'utf8'),
@@ -399,4 +400,16 @@ describe('the local EventBridge of the trigger bus', () => {
       /cidr/,
     );
   });
+});
+
+describe('the trigger-bus fixture', () => {
+  it('is what cdk synth makes today, resource for resource', async () => {
+    const { template } = await synthesizeApp(TEST_APP_CONTEXT);
+    // Types and properties; a function's code and environment are not the bus's business.
+    const essence = (r: CfnTemplate['Resources'][string] | undefined) =>
+      r?.Type === 'AWS::Lambda::Function' ? { Type: r.Type } : { Type: r?.Type, Properties: r?.Properties };
+    for (const [id, resource] of Object.entries(fixture.Resources)) {
+      expect(essence(template.Resources[id]), id).toEqual(essence(resource));
+    }
+  }, 300_000);
 });
