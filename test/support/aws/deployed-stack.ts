@@ -211,7 +211,10 @@ export class DeployedStack {
       }
       case 'AWS::IAM::Role': {
         const name = named('RoleName');
-        return { ref: name, attributes: { Arn: `arn:aws:iam::${account}:role/${name}`, RoleId: `AROA${name}` } };
+        return {
+          ref: name,
+          attributes: { Arn: `arn:aws:iam::${account}:role/${name}`, RoleId: `AROA${name}` },
+        };
       }
       case 'AWS::Lambda::Function': {
         const name = named('FunctionName');
@@ -233,7 +236,10 @@ export class DeployedStack {
       }
       case 'AWS::SSM::Parameter': {
         const name = props.Name === undefined ? `CFN-${logicalId}` : String(this.evaluate(props.Name));
-        return { ref: name, attributes: { Type: String(props.Type ?? 'String'), Value: String(props.Value) } };
+        return {
+          ref: name,
+          attributes: { Type: String(props.Type ?? 'String'), Value: String(props.Value) },
+        };
       }
       case 'AWS::Logs::LogGroup': {
         const name = named('LogGroupName');
@@ -249,7 +255,10 @@ export class DeployedStack {
         return { ref: `${stackName}-${logicalId}`, attributes: {} };
       default: {
         const custom = this.target.customResources?.[logicalId];
-        if (custom && (resource.Type.startsWith('Custom::') || resource.Type === 'AWS::CloudFormation::CustomResource')) {
+        if (
+          custom &&
+          (resource.Type.startsWith('Custom::') || resource.Type === 'AWS::CloudFormation::CustomResource')
+        ) {
           return { ref: `${stackName}-${logicalId}`, attributes: custom };
         }
         return undefined;
