@@ -4,11 +4,12 @@
  * deletes it (the namespace lifecycle admission plugin refuses to), so its uid names the cluster's
  * data: a restore of its etcd keeps it, a new cluster under the same name or URL gets another.
  */
+import type { Configuration, V1Namespace } from '@kubernetes/client-node';
 import { EverynodeError } from '../errors/everynode-error.ts';
-import type { KubeApis } from './kube-apis.ts';
 import { kubeCall } from './kube-call.ts';
 import type { KubeConnection } from './kube-connection.ts';
 import type { KubePort } from './kube-port.ts';
+import { apiPath, sendKubeRequest } from './kube-request.ts';
 
 /** The namespace every cluster has from its start. */
 export const IDENTITY_NAMESPACE = 'kube-system';
@@ -22,13 +23,19 @@ export class ClusterIdentityError extends EverynodeError {
 
 /** The identity method of the port over `connection`. */
 export function clusterIdentityOperations(
-  apis: KubeApis,
+  configuration: Configuration,
   connection: Readonly<KubeConnection>,
 ): Pick<KubePort, 'getClusterIdentity'> {
   return {
     async getClusterIdentity() {
       const doing = `reading namespace ${IDENTITY_NAMESPACE} (the identity of the cluster at ${connection.server})`;
-      const namespace = await kubeCall(doing, () => apis.core.readNamespace({ name: IDENTITY_NAMESPACE }));
+      const namespace = await kubeCall(doing, () =>
+        sendKubeRequest<V1Namespace>(configuration, {
+          method: 'GET',
+          path: apiPath('/api/v1/namespaces/{name}', { name: IDENTITY_NAMESPACE }),
+          answer: { type: 'V1Namespace' },
+        }),
+      );
       const kubeSystemUid = namespace.metadata?.uid;
       if (!kubeSystemUid) throw new ClusterIdentityError(`${doing}: the namespace has no uid`);
       return { server: connection.server.replace(/\/+$/, ''), kubeSystemUid };

@@ -3,7 +3,7 @@
  */
 import { clusterIdentityOperations } from './cluster-identity.ts';
 import { daemonSetOperations } from './daemon-set-operations.ts';
-import { kubeApisFor, type RequestHooks } from './kube-apis.ts';
+import { kubeConfigurationFor, type RequestHooks } from './kube-apis.ts';
 import type { KubeConnection } from './kube-connection.ts';
 import type { KubePort, WatchEvent, WatchedObjects, WatchedResource, WatchOptions } from './kube-port.ts';
 import { type WatchRequest, watchEvents } from './kube-watch.ts';
@@ -87,13 +87,13 @@ export function createKubePort(options: Readonly<KubePortOptions>): KubePort {
     counter: options.counter ?? processRequestCounter,
     userAgent: options.userAgent ?? 'everynode',
   };
-  const apis = kubeApisFor(options.connection, hooks);
+  const configuration = kubeConfigurationFor(options.connection, hooks);
   return {
     managedKind,
-    ...daemonSetOperations(apis, managedKind),
-    ...podOperations(apis),
-    ...revisionOperations(apis),
-    ...clusterIdentityOperations(apis, options.connection),
+    ...daemonSetOperations(configuration, managedKind),
+    ...podOperations(configuration),
+    ...revisionOperations(configuration),
+    ...clusterIdentityOperations(configuration, options.connection),
     watch<R extends WatchedResource>(resource: R, watchOptions: WatchOptions) {
       const request = watchRequestFor(resource, managedKind, watchOptions);
       return watchEvents<WatchedObjects[R]>(options.connection, hooks, request) as AsyncIterable<

@@ -1,12 +1,11 @@
 /**
- * The KubePort methods on DaemonSets of the managed kind: `apps/v1` through client-node's
- * AppsV1Api, `everynode.dev/v1` through its CustomObjectsApi. The rest of everynode sees one
+ * The KubePort methods on DaemonSets of the managed kind: `apps/v1` DaemonSets as client-node's
+ * V1DaemonSet model, `everynode.dev/v1` ones as custom objects. The rest of everynode sees one
  * `DaemonSet` type either way (docs/design.md, 19. Managed kinds: one code path, only the resource
  * differs).
  */
-import type { V1DaemonSet } from '@kubernetes/client-node';
+import type { Configuration, V1DaemonSet, V1DaemonSetList } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { callOptions, type KubeApis } from './kube-apis.ts';
 import {
   kubeCall,
   kubeGet,
@@ -16,6 +15,7 @@ import {
   withKind,
 } from './kube-call.ts';
 import type { KubePort, ListOptions, ListResult, ReadOptions } from './kube-port.ts';
+import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
 import { type ManagedKind, managedResourceOf } from './managed-kind.ts';
 import { fromJson, toJson } from './object-codec.ts';
 
@@ -29,28 +29,42 @@ interface DaemonSetCalls {
   replaceStatus(daemonSet: Readonly<DaemonSet>): Promise<DaemonSet>;
 }
 
-function staleOptions(options: Readonly<ReadOptions> | undefined) {
-  // resourceVersion=0: served from the watch cache, only when the caller allows a stale read.
-  const resourceVersion = readResourceVersion(options);
-  return resourceVersion ? callOptions({ query: { resourceVersion } }) : undefined;
+/** The query of a read: resourceVersion=0 (the watch cache) only when the caller allows a stale read. */
+function readQuery(options: Readonly<ReadOptions> | undefined) {
+  return { resourceVersion: readResourceVersion(options) };
 }
 
-function appsCalls({ apps }: KubeApis): DaemonSetCalls {
+function appsCalls(configuration: Configuration): DaemonSetCalls {
+  const one = '/apis/apps/v1/namespaces/{namespace}/daemonsets/{name}';
   return {
     get: (namespace, name, options) =>
-      apps.readNamespacedDaemonSet({ namespace, name }, staleOptions(options)),
+      sendKubeRequest<V1DaemonSet>(configuration, {
+        method: 'GET',
+        path: apiPath(one, { namespace, name }),
+        query: readQuery(options),
+        answer: { type: 'V1DaemonSet' },
+      }),
     async list(options) {
       const { namespace } = options;
-      const list = namespace
-        ? await apps.listNamespacedDaemonSet({ namespace, ...listParameters(options) })
-        : await apps.listDaemonSetForAllNamespaces(listParameters(options));
+      const list = await sendKubeRequest<V1DaemonSetList>(configuration, {
+        method: 'GET',
+        path: namespace
+          ? apiPath('/apis/apps/v1/namespaces/{namespace}/daemonsets', { namespace })
+          : '/apis/apps/v1/daemonsets',
+        query: listQuery(listParameters(options)),
+        answer: { type: 'V1DaemonSetList' },
+      });
       return listResultOf(list, 'apps/v1', 'DaemonSet');
     },
     replaceStatus: (ds) =>
-      apps.replaceNamespacedDaemonSetStatus({
-        namespace: ds.metadata?.namespace ?? '',
-        name: ds.metadata?.name ?? '',
-        body: ds as V1DaemonSet,
+      sendKubeRequest<V1DaemonSet>(configuration, {
+        method: 'PUT',
+        path: apiPath(`${one}/status`, {
+          namespace: ds.metadata?.namespace ?? '',
+          name: ds.metadata?.name ?? '',
+        }),
+        body: { value: ds, type: 'V1DaemonSet' },
+        answer: { type: 'V1DaemonSet' },
       }),
   };
 }
@@ -60,23 +74,31 @@ interface RawList {
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
-function customCalls({ custom }: KubeApis, kind: ManagedKind): DaemonSetCalls {
+function customCalls(configuration: Configuration, kind: ManagedKind): DaemonSetCalls {
   const { group, version, plural } = managedResourceOf(kind);
+  const resource = { group, version, plural };
+  const one = '/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}';
   return {
     get: async (namespace, name, options) =>
       fromJson(
-        await custom.getNamespacedCustomObject(
-          { group, version, plural, namespace, name },
-          staleOptions(options),
-        ),
+        await sendKubeRequest(configuration, {
+          method: 'GET',
+          path: apiPath(one, { ...resource, namespace, name }),
+          query: readQuery(options),
+          answer: { type: 'any' },
+        }),
         'V1DaemonSet',
       ),
     async list(options) {
       const { namespace } = options;
-      const params = { group, version, plural, ...listParameters(options) };
-      const raw: RawList = namespace
-        ? await custom.listNamespacedCustomObject({ ...params, namespace })
-        : await custom.listClusterCustomObject(params);
+      const raw = await sendKubeRequest<RawList>(configuration, {
+        method: 'GET',
+        path: namespace
+          ? apiPath('/apis/{group}/{version}/namespaces/{namespace}/{plural}', { ...resource, namespace })
+          : apiPath('/apis/{group}/{version}/{plural}', resource),
+        query: listQuery(listParameters(options)),
+        answer: { type: 'any' },
+      });
       const items = (raw.items ?? []).map((item) => fromJson<DaemonSet>(item, 'V1DaemonSet'));
       return listResultOf(
         { items, metadata: { ...raw.metadata, _continue: raw.metadata?.continue } },
@@ -87,9 +109,13 @@ function customCalls({ custom }: KubeApis, kind: ManagedKind): DaemonSetCalls {
     replaceStatus: async (ds) => {
       const namespace = ds.metadata?.namespace ?? '';
       const name = ds.metadata?.name ?? '';
-      const body = toJson(ds, 'V1DaemonSet');
       return fromJson(
-        await custom.replaceNamespacedCustomObjectStatus({ group, version, plural, namespace, name, body }),
+        await sendKubeRequest(configuration, {
+          method: 'PUT',
+          path: apiPath(`${one}/status`, { ...resource, namespace, name }),
+          body: { value: toJson(ds, 'V1DaemonSet'), type: 'any' },
+          answer: { type: 'any' },
+        }),
         'V1DaemonSet',
       );
     },
@@ -97,8 +123,8 @@ function customCalls({ custom }: KubeApis, kind: ManagedKind): DaemonSetCalls {
 }
 
 /** The DaemonSet methods of the port for `kind`. */
-export function daemonSetOperations(apis: KubeApis, kind: ManagedKind): DaemonSetMethods {
-  const calls = kind === 'apps/v1' ? appsCalls(apis) : customCalls(apis, kind);
+export function daemonSetOperations(configuration: Configuration, kind: ManagedKind): DaemonSetMethods {
+  const calls = kind === 'apps/v1' ? appsCalls(configuration) : customCalls(configuration, kind);
   const which = `${kind} DaemonSet`;
   return {
     async getDaemonSet(namespace, name, options) {

@@ -3,10 +3,10 @@
  * the function's IAM credentials (no kubeconfig, no `aws` CLI in a Lambda function).
  */
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import type { ClusterConfig } from './cluster-config.ts';
 import { EksTokenSource } from './eks-token.ts';
 import { keepAliveAgent } from './keep-alive-agent.ts';
 import type { KubeConnection } from './kube-connection.ts';
-import { connectionFromKubeConfig, KubeConfigError, loadKubeConfig } from './kubeconfig-connection.ts';
 
 /** What an EKS connection is made from. */
 export interface EksConnectionOptions {
@@ -46,28 +46,17 @@ export function defaultAwsCredentials(): AwsCredentialIdentityProvider {
   };
 }
 
-type Environment = Readonly<Record<string, string | undefined>>;
-
-function required(env: Environment, name: string): string {
-  const value = env[name];
-  if (!value) throw new KubeConfigError(`connecting to EKS: environment variable ${name} is not set`);
-  return value;
-}
-
 /**
- * The connection the environment describes: EKS when `CLUSTER_ENDPOINT` is set (with
- * `CLUSTER_NAME`, `CLUSTER_CA` and `AWS_REGION` or `AWS_DEFAULT_REGION`; credentials from
- * `credentials`, by default the AWS provider chain), else the kubeconfig kubectl would use
- * (`KUBECONFIG`, `~/.kube/config`, in-cluster).
+ * The connection to the EKS cluster a function's configuration names, with tokens signed with the
+ * function's credentials from the default AWS provider chain.
  */
-export function connectionFromEnvironment(
-  env: Environment,
-  credentials: AwsCredentialIdentityProvider = defaultAwsCredentials(),
+export function connectionToEksCluster(
+  cluster: Readonly<Extract<ClusterConfig, { type: 'eks' }>>,
 ): KubeConnection {
-  if (!env.CLUSTER_ENDPOINT) return connectionFromKubeConfig(loadKubeConfig());
-  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
-  if (!region)
-    throw new KubeConfigError('connecting to EKS: neither AWS_REGION nor AWS_DEFAULT_REGION is set');
-  const tokens = new EksTokenSource({ clusterName: required(env, 'CLUSTER_NAME'), region, credentials });
-  return connectionFromEks({ endpoint: env.CLUSTER_ENDPOINT, ca: required(env, 'CLUSTER_CA'), tokens });
+  const tokens = new EksTokenSource({
+    clusterName: cluster.name,
+    region: cluster.region,
+    credentials: defaultAwsCredentials(),
+  });
+  return connectionFromEks({ endpoint: cluster.endpoint, ca: cluster.ca, tokens });
 }

@@ -1,26 +1,21 @@
 /**
- * The client-node API clients of one connection, with everything every request needs: the
+ * client-node's request configuration of one connection, with everything every request needs: the
  * process's keep-alive agent, fresh credentials, the request budget, the request count and our
- * User-Agent.
+ * User-Agent. The adapter's operations send their requests through it (kube-request.ts).
  */
-import {
-  AppsV1Api,
-  type Configuration,
-  CoreV1Api,
-  CustomObjectsApi,
-  createConfiguration,
-  type Middleware,
-  Observable,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
-  type SecurityAuthentication,
-  ServerConfiguration,
+import type {
+  Configuration,
+  Middleware,
+  ObservableMiddleware,
+  RequestContext,
+  ResponseContext,
+  SecurityAuthentication,
 } from '@kubernetes/client-node';
-import {
-  CoreV1ApiRequestFactory,
-  CoreV1ApiResponseProcessor,
-} from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
+// Values come from client-node's own modules, not its index: the index also loads what a function
+// never uses (exec, attach, port-forward, cp, informers, kubeconfig proxies) at every cold start.
+import { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
+import { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
+import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import type { KubeConnection } from './kube-connection.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { type RequestCounter, requestVerb } from './request-counter.ts';
@@ -31,17 +26,6 @@ export interface RequestHooks {
   readonly counter: RequestCounter;
   /** Sent as User-Agent, so API Priority and Fairness and audit logs can tell our components apart. */
   readonly userAgent: string;
-}
-
-/** The API clients the adapter uses. */
-export interface KubeApis {
-  readonly core: CoreV1Api;
-  readonly apps: AppsV1Api;
-  readonly custom: CustomObjectsApi;
-  /** The configuration the clients share, and CoreV1's request factory and response processor (decoded-call.ts). */
-  readonly configuration: Configuration;
-  readonly coreRequests: CoreV1ApiRequestFactory;
-  readonly coreResponses: CoreV1ApiResponseProcessor;
 }
 
 /**
@@ -76,27 +60,23 @@ export function requestMiddleware(hooks: Readonly<RequestHooks>): Middleware {
   };
 }
 
-/** The CoreV1, AppsV1 and CustomObjects clients of `connection`, every request going through `hooks`. */
-export function kubeApisFor(connection: KubeConnection, hooks: Readonly<RequestHooks>): KubeApis {
-  const configuration = createConfiguration({
+/** The request configuration of `connection`, every request going through `hooks`. */
+export function kubeConfigurationFor(
+  connection: KubeConnection,
+  hooks: Readonly<RequestHooks>,
+): Configuration {
+  return createConfiguration({
     baseServer: new ServerConfiguration(connection.server.replace(/\/+$/, ''), {}),
     authMethods: { default: authenticationFor(connection) },
     promiseMiddleware: [requestMiddleware(hooks)],
   });
-  return {
-    core: new CoreV1Api(configuration),
-    apps: new AppsV1Api(configuration),
-    custom: new CustomObjectsApi(configuration),
-    configuration,
-    coreRequests: new CoreV1ApiRequestFactory(configuration),
-    coreResponses: new CoreV1ApiResponseProcessor(),
-  };
 }
 
 /**
- * client-node options adding `query` parameters and `headers` to one call (client-node has no
- * parameter for `resourceVersion` on GET of a single object, nor for a patch's Content-Type).
- * Appended after the process middleware, so the budget is taken first.
+ * client-node options adding `query` parameters and `headers` to one call of its generated API
+ * clients (they have no parameter for `resourceVersion` on GET of a single object, nor for a
+ * patch's Content-Type), for tools and tests that use them. Appended after the configuration's
+ * middleware, so the budget is taken first.
  */
 export function callOptions(extra: { query?: Record<string, string>; headers?: Record<string, string> }) {
   const middleware: ObservableMiddleware = {

@@ -3,7 +3,7 @@
  * service account — whatever `kubectl` would use.
  */
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { keepAliveAgent, type TlsOptions } from './keep-alive-agent.ts';
 import type { KubeConnection } from './kube-connection.ts';

@@ -4,12 +4,13 @@
  * client-node's `ObjectSerializer.deserialize` walks every field of every object against its model
  * (a 1,000-pod LIST is millions of steps) and copies everything into class instances. What it
  * changes is little: RFC 3339 strings become Dates, and a few JSON names become other property
- * names (`continue` → `_continue`). This decoder reads the same attribute type maps of
- * client-node's models once per model and keeps only the paths that lead to such a change, then
- * applies them to the parsed JSON itself: plain objects, Dates where client-node puts Dates, its
- * property names, and fields the model does not know kept (everynode's extension fields).
+ * names (`continue` → `_continue`). This decoder reads the same attribute type maps (the table
+ * made of client-node's models, model-attributes.ts) once per model and keeps only the paths that
+ * lead to such a change, then applies them to the parsed JSON itself: plain objects, Dates where
+ * client-node puts Dates, its property names, and fields the model does not know kept
+ * (everynode's extension fields).
  */
-import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
+import { type ModelAttribute, modelAttributes } from './model-attributes.ts';
 
 /** What decoding does to a value of one type; undefined when nothing. */
 type Plan =
@@ -23,22 +24,9 @@ interface Field {
   plan: Plan | undefined;
 }
 
-interface AttributeType {
-  readonly name: string;
-  readonly baseName: string;
-  readonly type: string;
-}
-
-type ModelClass = { getAttributeTypeMap(): AttributeType[] };
-
 const ARRAY = /^Array<(.+)>$/;
 const MAP = /^\{ \[key: string\]: (.+); \}$/;
 const plans = new Map<string, Plan | undefined>();
-
-function modelClass(type: string): ModelClass | undefined {
-  const candidate = (models as Record<string, unknown>)[type] as Partial<ModelClass> | undefined;
-  return typeof candidate?.getAttributeTypeMap === 'function' ? (candidate as ModelClass) : undefined;
-}
 
 /** The plan of `type` (a client-node type string), compiled once. */
 function planOf(type: string): Plan | undefined {
@@ -48,13 +36,13 @@ function planOf(type: string): Plan | undefined {
   if (array !== undefined) return remember(type, wrap('array', planOf(array)));
   const map = MAP.exec(type)?.[1];
   if (map !== undefined) return remember(type, wrap('map', planOf(map)));
-  const model = modelClass(type);
-  if (model === undefined) return remember(type, undefined);
+  const attributes: readonly ModelAttribute[] | undefined = modelAttributes(type);
+  if (attributes === undefined) return remember(type, undefined);
   // Placed before its fields are compiled, so a recursive model refers to itself.
   const fields: Field[] = [];
   const plan: Plan = { kind: 'model', fields };
   plans.set(type, plan);
-  for (const attribute of model.getAttributeTypeMap()) {
+  for (const attribute of attributes) {
     const field = { name: attribute.name, baseName: attribute.baseName, plan: planOf(attribute.type) };
     if (field.plan !== undefined || field.name !== field.baseName) fields.push(field);
   }

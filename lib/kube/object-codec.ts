@@ -4,7 +4,7 @@
  * Fields the typed model does not know — everynode's extension fields of an `everynode.dev/v1`
  * DaemonSet — are kept, not dropped.
  */
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import { serializeModel } from './model-codec.ts';
 import { decodeModel } from './model-decoder.ts';
 
 /** The client-node model names of the objects the adapter converts. */
@@ -16,7 +16,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * `typed` with every field of `source` it lacks copied in, recursively through objects and arrays
- * (client-node's serializer keeps only the fields its model declares).
+ * (client-node's serialization keeps only the fields its model declares).
  */
 export function withUnknownFields(source: unknown, typed: unknown): unknown {
   if (Array.isArray(source) && Array.isArray(typed)) {
@@ -40,5 +40,5 @@ export function fromJson<T>(raw: unknown, model: ModelName): T {
 
 /** The JSON form of the typed `object` (timestamps as RFC 3339 strings), unknown fields kept. */
 export function toJson(object: unknown, model: ModelName): Record<string, unknown> {
-  return withUnknownFields(object, ObjectSerializer.serialize(object, model, '')) as Record<string, unknown>;
+  return withUnknownFields(object, serializeModel(object, model)) as Record<string, unknown>;
 }

@@ -1,10 +1,8 @@
 /**
- * The KubePort methods on pods and nodes, over client-node's CoreV1Api.
+ * The KubePort methods on pods and nodes (the core/v1 API).
  */
-import type { V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
-import { PatchStrategy } from '@kubernetes/client-node';
-import { sendDecoded } from './decoded-call.ts';
-import { callOptions, type KubeApis } from './kube-apis.ts';
+import type { Configuration, V1Node, V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import {
   kubeCall,
   kubeGet,
@@ -14,6 +12,7 @@ import {
   withKind,
 } from './kube-call.ts';
 import type { KubePort } from './kube-port.ts';
+import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
 
 type PodAndNodeMethods = Pick<
   KubePort,
@@ -26,35 +25,29 @@ function nodeOf(pod: Readonly<V1Pod>): string {
   return pod.spec?.nodeName ?? term?.matchFields?.[0]?.values?.[0] ?? '(unpinned)';
 }
 
-/** The pod and node methods of the port. */
-export function podOperations(apis: KubeApis): PodAndNodeMethods {
-  const { core, coreRequests, coreResponses } = apis;
+/** The pod and node methods of the port, sending through `configuration`. */
+export function podOperations(configuration: Configuration): PodAndNodeMethods {
   return {
     async getNode(name, options) {
       // resourceVersion=0 (watch cache) only when the caller said a stale node is safe.
-      const query = readResourceVersion(options);
       const node = await kubeGet(`reading node ${name}`, () =>
-        core.readNode({ name }, query ? callOptions({ query: { resourceVersion: query } }) : undefined),
+        sendKubeRequest<V1Node>(configuration, {
+          method: 'GET',
+          path: apiPath('/api/v1/nodes/{name}', { name }),
+          query: { resourceVersion: readResourceVersion(options) },
+          answer: { type: 'V1Node' },
+        }),
       );
       return node && withKind(node, 'v1', 'Node');
     },
     // The LISTs of nodes and pods are the large answers: decoded by the compiled decoder.
     async listNodes(options) {
-      const p = listParameters(options);
       const list = await kubeCall('listing nodes', () =>
-        sendDecoded<V1NodeList>(apis.configuration, {
-          request: coreRequests.listNode(
-            undefined,
-            undefined,
-            p._continue,
-            p.fieldSelector,
-            p.labelSelector,
-            p.limit,
-            p.resourceVersion,
-            p.resourceVersionMatch,
-          ),
-          type: 'V1NodeList',
-          otherwise: (response) => coreResponses.listNodeWithHttpInfo(response),
+        sendKubeRequest<V1NodeList>(configuration, {
+          method: 'GET',
+          path: '/api/v1/nodes',
+          query: listQuery(listParameters(options)),
+          answer: { type: 'V1NodeList', compiled: true },
         }),
       );
       return listResultOf(list, 'v1', 'Node');
@@ -63,36 +56,12 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       const { namespace } = options;
       const where = namespace ? ` in namespace ${namespace}` : '';
       const selector = [options.labelSelector, options.fieldSelector].filter(Boolean).join(' ');
-      const p = listParameters(options);
       const list = await kubeCall(`listing pods${where}${selector ? ` matching ${selector}` : ''}`, () =>
-        sendDecoded<V1PodList>(apis.configuration, {
-          request: namespace
-            ? coreRequests.listNamespacedPod(
-                namespace,
-                undefined,
-                undefined,
-                p._continue,
-                p.fieldSelector,
-                p.labelSelector,
-                p.limit,
-                p.resourceVersion,
-                p.resourceVersionMatch,
-              )
-            : coreRequests.listPodForAllNamespaces(
-                undefined,
-                p._continue,
-                p.fieldSelector,
-                p.labelSelector,
-                p.limit,
-                undefined,
-                p.resourceVersion,
-                p.resourceVersionMatch,
-              ),
-          type: 'V1PodList',
-          otherwise: (response) =>
-            namespace
-              ? coreResponses.listNamespacedPodWithHttpInfo(response)
-              : coreResponses.listPodForAllNamespacesWithHttpInfo(response),
+        sendKubeRequest<V1PodList>(configuration, {
+          method: 'GET',
+          path: namespace ? apiPath('/api/v1/namespaces/{namespace}/pods', { namespace }) : '/api/v1/pods',
+          query: listQuery(listParameters(options)),
+          answer: { type: 'V1PodList', compiled: true },
         }),
       );
       return listResultOf(list, 'v1', 'Pod');
@@ -102,10 +71,11 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       const doing = `creating pod ${namespace}/${pod.metadata?.name ?? '?'} for node ${nodeOf(pod)}`;
       // Creates are the pipeline's most frequent write: their answer is decoded by the compiled decoder.
       const created = await kubeCall(doing, () =>
-        sendDecoded<V1Pod>(apis.configuration, {
-          request: coreRequests.createNamespacedPod(namespace, pod),
-          type: 'V1Pod',
-          otherwise: (response) => coreResponses.createNamespacedPodWithHttpInfo(response),
+        sendKubeRequest<V1Pod>(configuration, {
+          method: 'POST',
+          path: apiPath('/api/v1/namespaces/{namespace}/pods', { namespace }),
+          body: { value: pod, type: 'V1Pod' },
+          answer: { type: 'V1Pod', compiled: true },
         }),
       );
       return withKind(created, 'v1', 'Pod');
@@ -115,7 +85,13 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       const body = { preconditions: { uid, resourceVersion }, ...options };
       await kubeCall(
         `deleting pod ${namespace}/${name} (uid ${uid}, resourceVersion ${resourceVersion ?? 'any'})`,
-        () => core.deleteNamespacedPod({ name, namespace, body }),
+        () =>
+          sendKubeRequest<V1Pod>(configuration, {
+            method: 'DELETE',
+            path: apiPath('/api/v1/namespaces/{namespace}/pods/{name}', { namespace, name }),
+            body: { value: body, type: 'V1DeleteOptions' },
+            answer: { type: 'V1Pod' },
+          }),
       );
     },
     async patchPodOwnerReferences(patch) {
@@ -126,10 +102,12 @@ export function podOperations(apis: KubeApis): PodAndNodeMethods {
       const body = { metadata: { uid, resourceVersion, ownerReferences, ...(labels ? { labels } : {}) } };
       const owners = ownerReferences.map((ref) => `${ref.kind}/${ref.name}`).join(', ') || 'none';
       const pod = await kubeCall(`setting the owners of pod ${namespace}/${name} to ${owners}`, () =>
-        core.patchNamespacedPod(
-          { name, namespace, body },
-          callOptions({ headers: { 'Content-Type': PatchStrategy.MergePatch } }),
-        ),
+        sendKubeRequest<V1Pod>(configuration, {
+          method: 'PATCH',
+          path: apiPath('/api/v1/namespaces/{namespace}/pods/{name}', { namespace, name }),
+          body: { value: body, type: 'any', contentType: PatchStrategy.MergePatch },
+          answer: { type: 'V1Pod' },
+        }),
       );
       return withKind(pod, 'v1', 'Pod');
     },

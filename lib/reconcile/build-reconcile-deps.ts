@@ -1,59 +1,15 @@
 /**
- * The reconcile deps from the function configuration: built once per process (a Lambda container,
- * `everynode run`), so the keep-alive agent, the request budget, the SQS client, the object cache
- * and the expectations are shared by every invocation.
+ * The reconcile deps from the function configuration, the connection made from it (a kubeconfig
+ * or EKS): for `everynode run`, tests and benchmarks. The reconcile function loads its connection
+ * itself and builds the deps with `reconcileDepsFor` (reconcile-deps-for.ts).
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { connectionOf } from '../kube/cluster-connection.ts';
-import { createKubePort } from '../kube/create-kube-port.ts';
-import { RequestBudget } from '../kube/request-budget.ts';
-import type { StructuredLogger } from '../log/structured-logger.ts';
-import { localSqsClient } from '../queue/local-sqs-client.ts';
-import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/sqs-senders.ts';
-import { EventRecorder } from './event-recorder.ts';
-import { Expectations } from './expectations.ts';
-import { ObjectCache } from './object-cache.ts';
-import type { ReconcileConfig } from './reconcile-config.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
-import { SharedRead } from './shared-read.ts';
-import { StepLimiter } from './step-limiter.ts';
+import { type ReconcileDepsOptions, reconcileDepsFor } from './reconcile-deps-for.ts';
 
-/** The User-Agent of the reconcile function's API requests. */
-export const RECONCILE_USER_AGENT = 'everynode/reconcile';
-
-/** What the deps are built from. */
-export interface ReconcileDepsOptions {
-  readonly config: ReconcileConfig;
-  readonly logger: StructuredLogger;
-  /** The User-Agent of API requests (default {@link RECONCILE_USER_AGENT}). */
-  readonly userAgent?: string;
-  /** An SQS client to use instead of one built from the configuration. */
-  readonly sqs?: SQSClient;
-  readonly clock?: () => Date;
-}
+export { RECONCILE_USER_AGENT, type ReconcileDepsOptions } from './reconcile-deps-for.ts';
 
 /** The deps of the reconcile steps for `options.config`. */
 export function buildReconcileDeps(options: Readonly<ReconcileDepsOptions>): ReconcileDeps {
-  const { config, logger } = options;
-  const clock = options.clock ?? (() => new Date());
-  const kube = createKubePort({
-    connection: connectionOf(config.cluster),
-    managedKind: config.managedKind,
-    budget: new RequestBudget({ requestsPerSecond: config.apiQps, burst: config.apiBurst }),
-    userAgent: options.userAgent ?? RECONCILE_USER_AGENT,
-  });
-  const sqs = options.sqs ?? (config.sqsEndpoint ? localSqsClient(config.sqsEndpoint) : new SQSClient({}));
-  return {
-    kube,
-    workQueue: sqsWorkSender(sqs, config.queues.work),
-    requeue: sqsRequeueSender(sqs, config.queues.ingress, clock),
-    deadLetter: sqsDeadLetterSender(sqs, config.queues.workDlq),
-    events: new EventRecorder({ kube, clock, logger }),
-    clock,
-    logger,
-    objects: new ObjectCache(),
-    expectations: new Expectations(),
-    nodeList: new SharedRead(),
-    daemonSetSteps: new StepLimiter(1),
-  };
+  return reconcileDepsFor(connectionOf(options.config.cluster), options);
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromEnvironment, pemOf } from '../../lib/kube/eks-connection.ts';
+import { pemOf } from '../../lib/kube/eks-connection.ts';
 import { EKS_TOKEN_PREFIX } from '../../lib/kube/eks-token.ts';
+import { connectionFromEnvironment } from '../../lib/kube/environment-connection.ts';
 import { KubeConfigError } from '../../lib/kube/kubeconfig-connection.ts';
 import { RequestCounter } from '../../lib/kube/request-counter.ts';
 import { useTinyApiServer } from './tiny-api-server.ts';

@@ -1,0 +1,42 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.ts';
+
+/**
+ * What the functions' bundles, as `npx cdk synth` makes them, leave out so that a cold start does
+ * not load it (test/bench/cold-start.ts measures what it costs): client-node's whole model set,
+ * its kubeconfig support (on AWS the cluster is reached through EKS only), and any AWS SDK client
+ * from the Lambda runtime but EC2's, which the router loads on its first EC2 lookup.
+ */
+describe('the Lambda bundles', () => {
+  it('leave out what init need not load', async () => {
+    const { outDir, template } = await synthesizeApp(TEST_APP_CONTEXT);
+    const runtimeImports: Record<string, { static: string[]; dynamic: string[] }> = {};
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      const asset = resource.Metadata?.['aws:asset:path'];
+      if (
+        resource.Type !== 'AWS::Lambda::Function' ||
+        typeof asset !== 'string' ||
+        !id.startsWith('Functions')
+      )
+        continue;
+      const name = id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '');
+      const code = await readFile(join(outDir, asset, 'index.mjs'), 'utf8');
+      // A model client-node has and the pipeline never uses: present only with the whole set.
+      expect(code, name).not.toContain('V1beta1DeviceClassSpec');
+      // client-node's KubeConfig reads the in-cluster service account from here.
+      expect(code, name).not.toContain('/var/run/secrets/kubernetes.io/serviceaccount');
+      const specifiers = (pattern: RegExp) => [...code.matchAll(pattern)].map((m) => m[1] ?? '');
+      runtimeImports[name] = {
+        static: specifiers(/from\s*"(@aws-sdk\/[^"]+)"/g),
+        dynamic: specifiers(/import\(\s*"(@aws-sdk\/[^"]+)"\s*\)/g),
+      };
+    }
+    expect(runtimeImports).toEqual({
+      Reconcile: { static: [], dynamic: [] },
+      Relay: { static: [], dynamic: [] },
+      Router: { static: [], dynamic: ['@aws-sdk/client-ec2'] },
+    });
+  }, 300_000);
+});
