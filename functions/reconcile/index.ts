@@ -7,14 +7,15 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
 import { reconcileConfigFromEnvironment } from '../../lib/reconcile/reconcile-config.ts';
+import { reconcileDepsFor } from '../../lib/reconcile/reconcile-deps-for.ts';
 import { createReconcileHandler } from '../../lib/reconcile/reconcile-handler.ts';
 
 const logger = new Logger({ serviceName: 'everynode-reconcile' });
 const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-reconcile' });
 const config = reconcileConfigFromEnvironment(process.env);
-const deps = buildReconcileDeps({ config, logger });
+const deps = reconcileDepsFor(await loadClusterConnection(config.cluster), { config, logger });
 
 /** The Lambda handler: an SQS batch of work messages in, `batchItemFailures` out. */
 export const handler = createReconcileHandler({ deps, logger, metrics });

@@ -6,8 +6,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { connectionOf } from '../../lib/kube/cluster-connection.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { EventBridgeEventBus } from '../../lib/queue/event-bus-eventbridge.ts';
 import { SsmCheckpointStore } from '../../lib/relay/relay-checkpoint-ssm.ts';
@@ -18,7 +18,7 @@ import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/relay/relay-run.ts';
 const logger = new Logger({ serviceName: 'everynode-relay' });
 const config = relayConfigFromEnvironment(process.env);
 const kube = createKubePort({
-  connection: connectionOf(config.cluster),
+  connection: await loadClusterConnection(config.cluster),
   managedKind: config.managedKind,
   budget: new RequestBudget({ requestsPerSecond: config.apiQps, burst: config.apiQps }),
   userAgent: 'everynode/relay',

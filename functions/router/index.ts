@@ -5,10 +5,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { connectionOf } from '../../lib/kube/cluster-connection.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { localSqsClient } from '../../lib/queue/local-sqs-client.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
@@ -22,7 +21,7 @@ const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-ro
 const config = routerConfigFromEnvironment(process.env);
 const sqs = config.sqsEndpoint ? localSqsClient(config.sqsEndpoint) : new SQSClient({});
 const kube = createKubePort({
-  connection: connectionOf(config.cluster),
+  connection: await loadClusterConnection(config.cluster),
   managedKind: config.managedKind,
   budget: new RequestBudget({ requestsPerSecond: config.apiQps, burst: config.apiQps }),
   userAgent: 'everynode/router',
@@ -39,8 +38,9 @@ export const handler = createRouterHandler(
     counters: metricsCounters(metrics),
     clock: () => new Date(),
     statusWindowSeconds: config.statusWindowSeconds,
-    // EC2 events for nodes without spec.providerID are matched by the instance's private DNS name.
-    privateDnsNameOf: ec2PrivateDnsNames(new EC2Client({})),
+    // EC2 events for nodes without spec.providerID are matched by the instance's private DNS name;
+    // the EC2 client is loaded on the first such event, not at init.
+    privateDnsNameOf: ec2PrivateDnsNames(),
   },
   metrics,
 );

@@ -87,8 +87,11 @@ export class PipelineFunctions extends Construct {
         target: 'node22',
         mainFields: ['module', 'main'],
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        // The Node.js 22 runtime provides AWS SDK v3 (CDK's default for this runtime, kept explicit).
-        externalModules: ['@aws-sdk/*'],
+        // The SDK clients used at init are bundled (tree-shaken ESM loads faster than the runtime's
+        // CommonJS SDK); the EC2 client, loaded on demand, comes from the runtime (test/bench/cold-start.ts).
+        externalModules: ['@aws-sdk/client-ec2'],
+        // On AWS the cluster is reached through EKS only: the kubeconfig support is left out.
+        define: { 'process.env.EVERYNODE_EKS_ONLY': '"true"' },
         esbuildArgs: { '--alias:whatwg-url': whatwgUrlShim },
       },
     });

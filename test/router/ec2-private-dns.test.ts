@@ -69,3 +69,26 @@ describe('ec2PrivateDnsNames', () => {
     await expect(lookup('i-00000000000000503')).rejects.toThrow();
   });
 });
+
+describe('ec2PrivateDnsNames without a client', () => {
+  const server = ec2Endpoint();
+  const saved = { ...process.env };
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  afterAll(async () => {
+    process.env = saved;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('looks up with a client of the default configuration: endpoint, region and credentials from the environment', async () => {
+    const lookup = ec2PrivateDnsNames();
+    const { port } = server.address() as AddressInfo;
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${port}`,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    });
+    expect(await lookup('i-0123456789abcdef0')).toBe('ip-10-0-1-23.eu-west-1.compute.internal');
+    expect(await lookup('i-0000000000000dead')).toBeUndefined();
+  });
+});
