@@ -16,6 +16,8 @@ const benchmarks: Readonly<Record<string, string>> = {
   'rolling-update': './rolling-update.ts',
   'node-join-e2e': './node-join-e2e.ts',
   'sim-throughput': './sim-throughput.ts',
+  'cold-start': './cold-start.ts',
+  'relay-handover': './relay-handover.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);
