@@ -8,26 +8,23 @@
  * watches until s_i + P + O, with the overlap O = {@link RELAY_OVERLAP_SECONDS} = 30 s, but never
  * past T − F, keeping F = {@link RELAY_FLUSH_RESERVE_SECONDS} = 15 s to publish what is queued and
  * write the checkpoint (P + O + F = P + 45 < T = P + 60).
- * - No gap: run i+1 watches from about s_{i+1} + c = s_i + P + c, while run i watches until
- *   s_i + P + O; with c < O every moment is watched by at least one run — for ≈ O − c ≈ 25 s, by both.
- * - One run at once: the stack reserves a concurrency of 1 for the relay, so two runs never publish
- *   side by side. Run i+1, invoked at s_{i+1} while run i still watches its last O seconds, is
- *   throttled; Lambda's asynchronous invocation queue retries it (with backoff, for up to 6 hours),
- *   and it starts once run i has ended (by s_i + P + O + F) and resumes from the checkpoint run i
- *   wrote last, so the hand-over loses nothing: the watch replays every change after that version.
- *   The overlap O keeps run i watching across the moment run i+1 was due, so the hand-over gap is
- *   only run i+1's start-up. (Were the reserved concurrency raised to 2, the runs would overlap
- *   for ≈ O − c and the de-duplication below would absorb it.)
- * - Duplicates: during the overlap both runs publish the same watch events; the router turns them
- *   into work messages with the same FIFO de-duplication id (the cause carries the object's
+ * - Gaps at every hand-over: the stack reserves a concurrency of 1, so two runs never publish side
+ *   by side, and a run lasts longer than P (P + O of watching, plus its LIST and stop). Run i+1,
+ *   invoked at s_{i+1} while run i still watches, is throttled; Lambda's asynchronous queue retries
+ *   it with backoff (1 s doubling to 5 minutes) and it starts only when a retry finds run i gone,
+ *   then resumes from the checkpoint run i wrote last, so nothing is lost — but nobody watches
+ *   between run i's end and run i+1's start: seconds to minutes at every hand-over
+ *   (`npm run bench -- relay-handover` models it at about 110 s per hour). The successor chain in
+ *   relay-handover.ts is the design that removes the gap (docs/design.md, 25).
+ * - Duplicates: a run resuming from the checkpoint publishes again what its predecessor published
+ *   after its last checkpoint write; the router turns those into work messages with the same FIFO de-duplication id (the cause carries the object's
  *   resourceVersion) well within SQS's 5-minute window, so each is reconciled once.
  * - A run that does not start (throttled, failed): run i+1 resumes from the checkpoint in SSM, which
  *   run i kept within {@link RELAY_CHECKPOINT_EVERY_MS} of what it published. Within the API server's
  *   watch history (etcd compaction, 5 minutes by default) the watch replays the missed changes;
  *   beyond it the watch answers 410 Gone and the relay relists and publishes a resync trigger.
- * - Two runs write the checkpoint during the overlap; whichever writes last wins. Both name versions
- *   they have published, so a checkpoint moved back costs replayed (de-duplicated) events, never a
- *   lost one.
+ * - One run writes the checkpoint at a time (concurrency 1), and only versions it has published, so
+ *   resuming from it can replay (de-duplicated) events, never lose one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type RelayOptions, startRelay } from './relay.ts';
