@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.ts';
+import { functionBundles, synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.ts';
 
 /**
  * What the functions' bundles, as `npx cdk synth` makes them, leave out so that a cold start does
@@ -11,18 +11,9 @@ import { synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.
  */
 describe('the Lambda bundles', () => {
   it('leave out what init need not load', async () => {
-    const { outDir, template } = await synthesizeApp(TEST_APP_CONTEXT);
     const runtimeImports: Record<string, { static: string[]; dynamic: string[] }> = {};
-    for (const [id, resource] of Object.entries(template.Resources)) {
-      const asset = resource.Metadata?.['aws:asset:path'];
-      if (
-        resource.Type !== 'AWS::Lambda::Function' ||
-        typeof asset !== 'string' ||
-        !id.startsWith('Functions')
-      )
-        continue;
-      const name = id.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '');
-      const code = await readFile(join(outDir, asset, 'index.mjs'), 'utf8');
+    for (const { name, dir } of functionBundles(await synthesizeApp(TEST_APP_CONTEXT))) {
+      const code = await readFile(join(dir, 'index.mjs'), 'utf8');
       // A model client-node has and the pipeline never uses: present only with the whole set.
       expect(code, name).not.toContain('V1beta1DeviceClassSpec');
       // client-node's KubeConfig reads the in-cluster service account from here.

@@ -90,3 +90,27 @@ export const TEST_APP_CONTEXT: Readonly<Record<string, string>> = {
   clusterName: 'offline-cluster',
   managedKind: 'apps/v1',
 };
+
+/** One of the pipeline's functions in an assembly: its short name and its asset folder. */
+export interface FunctionBundle {
+  /** `Relay`, `Router` or `Reconcile`. */
+  readonly name: string;
+  readonly logicalId: string;
+  /** The asset folder (holding `index.mjs`). */
+  readonly dir: string;
+}
+
+/** The bundles of the pipeline's functions (`Functions/*`) in `app`, in template order. */
+export function functionBundles(app: SynthesizedApp): FunctionBundle[] {
+  return Object.entries(app.template.Resources).flatMap(([logicalId, resource]) => {
+    const asset = resource.Metadata?.['aws:asset:path'];
+    if (
+      resource.Type !== 'AWS::Lambda::Function' ||
+      typeof asset !== 'string' ||
+      !logicalId.startsWith('Functions')
+    )
+      return [];
+    const name = logicalId.replace(/^Functions/, '').replace(/[0-9A-F]{8}$/, '');
+    return [{ name, logicalId, dir: join(app.outDir, asset) }];
+  });
+}
