@@ -2,18 +2,9 @@
  * Defects one edit of the infrastructure code would make, applied to the synthesized template: the
  * mutation tests deploy each and expect the scenario step it breaks to fail.
  */
-import type { CfnTemplate } from '../support/aws/deployed-stack.ts';
+import { type CfnTemplate, logicalIdAt } from '../support/aws/deployed-stack.ts';
 
 type Json = Record<string, unknown>;
-
-/** The logical id of the resource at construct path `path` (below the stack). */
-export function logicalIdAt(template: CfnTemplate, path: string, stackName = 'Everynode'): string {
-  const found = Object.entries(template.Resources).find(
-    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/${path}`,
-  );
-  if (!found) throw new Error(`the template has no resource at ${path}`);
-  return found[0];
-}
 
 function propertiesAt(template: CfnTemplate, path: string): Json {
   const properties = template.Resources[logicalIdAt(template, path)]?.Properties;

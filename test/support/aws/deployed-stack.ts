@@ -26,6 +26,18 @@ export interface CfnTemplate {
   readonly Parameters?: Record<string, { Type: string; Default?: string }>;
 }
 
+/**
+ * The logical id of the resource at construct path `path` below stack `stackName` (its
+ * `aws:cdk:path` metadata, e.g. `Queues/Work/Resource`); throws when there is none.
+ */
+export function logicalIdAt(template: CfnTemplate, path: string, stackName = 'Everynode'): string {
+  const found = Object.entries(template.Resources).find(
+    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/${path}`,
+  );
+  if (!found) throw new Error(`the template has no resource at ${path}`);
+  return found[0];
+}
+
 /** Where and how the template is "deployed". */
 export interface DeploymentTarget {
   readonly account: string;

@@ -29,7 +29,7 @@ import { clusterViews, type PipelineWorld, runKubectl, waitUntil } from '../pipe
 import { principalArnOf } from './authorization.ts';
 import { type AwsGateway, type IssuedCredentials, startAwsGateway } from './aws-gateway.ts';
 import { type DeployedQueue, deployQueues } from './deployed-queues.ts';
-import type { CfnTemplate, DeployedStack } from './deployed-stack.ts';
+import { type CfnTemplate, type DeployedStack, logicalIdAt } from './deployed-stack.ts';
 import { LocalEventBridge } from './event-bridge.ts';
 import { type LocalLambdaFunction, startLambdaFunction } from './lambda-host.ts';
 import { type SqsEventSourceMapping, startSqsEventSourceMapping } from './sqs-event-source-mapping.ts';
@@ -92,14 +92,6 @@ const paths = {
   describeCluster: 'ClusterAccess/DescribeCluster/Resource/Default',
 } as const;
 
-function logicalIdAt(template: CfnTemplate, stackName: string, path: string): string {
-  const found = Object.entries(template.Resources).find(
-    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/${path}`,
-  );
-  if (!found) throw new Error(`the template has no resource at ${path}`);
-  return found[0];
-}
-
 /** An SQS client signing with `credentials`, through the gateway, trusting its CA. */
 function sqsClientOf(gateway: AwsGateway, credentials: IssuedCredentials): SQSClient {
   return new SQSClient({
@@ -140,7 +132,7 @@ async function deploy(
   const { app } = options;
   const template = structuredClone(app.template);
   options.mutate?.(template);
-  const at = (path: string) => logicalIdAt(template, app.stackName, path);
+  const at = (path: string) => logicalIdAt(template, path, app.stackName);
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-offline-'));
   stopping.push(() => rmSync(stateDir, { recursive: true, force: true }));
 
