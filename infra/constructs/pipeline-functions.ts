@@ -13,6 +13,8 @@ export interface PipelineFunctionsProps {
   readonly reconcileTimeout: Duration;
   readonly routerTimeout: Duration;
   readonly relayTimeout: Duration;
+  /** The relay's memory in MB; the router and reconcile get 512. */
+  readonly relayMemoryMb: number;
   readonly vpc?: { vpc: IVpc; subnets: ISubnet[]; securityGroups: ISecurityGroup[] } | undefined;
 }
 
@@ -32,7 +34,7 @@ export class PipelineFunctions extends Construct {
   constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
     super(scope, id);
     // One relay at a time: two would publish every watch event twice.
-    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, 1);
+    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, 1, props.relayMemoryMb);
     this.router = this.pipelineFunction('Router', 'router', props.routerTimeout, props);
     this.reconcile = this.pipelineFunction('Reconcile', 'reconcile', props.reconcileTimeout, props);
     this.allowInstanceLookups(this.router.role as Role);
@@ -55,6 +57,7 @@ export class PipelineFunctions extends Construct {
     timeout: Duration,
     props: PipelineFunctionsProps,
     reservedConcurrentExecutions?: number,
+    memorySize = 512,
   ) {
     const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     // An own role instead of AWSLambdaBasicExecutionRole: logs go to this function's group only.
@@ -68,7 +71,7 @@ export class PipelineFunctions extends Construct {
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize,
       timeout,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

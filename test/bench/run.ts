@@ -18,6 +18,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'sim-throughput': './sim-throughput.ts',
   'cold-start': './cold-start.ts',
   'relay-handover': './relay-handover.ts',
+  'relay-memory': './relay-memory.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -16,6 +16,7 @@ const settings: EverynodeSettings = {
   reconcileMaxConcurrency: 20,
   routerMaxConcurrency: 5,
   maxReceiveCount: 5,
+  relayMemoryMb: 1408,
 };
 
 function build(): { app: App; stack: EverynodeStack } {
@@ -89,6 +90,22 @@ describe('EverynodeStack', () => {
       ReservedConcurrentExecutions: 1,
       Environment: { Variables: Match.objectLike({ EVERYNODE_EVENT_BUS_NAME: Match.anyValue() }) },
     });
+  });
+
+  it('gives the relay the memory its cluster needs, the others 512 MB', () => {
+    const sizes = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Runtime: 'nodejs22.x' },
+      }),
+    ).map((f) => [
+      f.Properties.ReservedConcurrentExecutions === 1 ? 'relay' : 'other',
+      f.Properties.MemorySize,
+    ]);
+    expect(sizes.sort()).toEqual([
+      ['other', 512],
+      ['other', 512],
+      ['relay', 1408],
+    ]);
   });
 
   it('has the everynode bus with an archive, schedules and the EC2 state-change rule', () => {

@@ -1,0 +1,83 @@
+/**
+ * The relay-memory benchmark's relay, in a process of its own as it is a Lambda function of its own
+ * on AWS: started with `--expose-gc` and an IPC channel, argument the cluster's kubeconfig. Runs
+ * `startRelay` with a bus that only counts what it is given and a checkpoint store that keeps
+ * nothing, and posts a {@link RelayMemorySample} every 500 ms; on `{ type: 'gc' }` it collects
+ * garbage and posts one sample more, marked `afterGc`.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { type Relay, startRelay } from '../../lib/relay/relay.ts';
+import type { RelayStats } from '../../lib/relay/relay-watch.ts';
+
+/** One report of the child: its memory, and how far the relay got. */
+export interface RelayMemorySample {
+  readonly type: 'sample';
+  /** `baseline`: after imports and a GC, before the relay starts; `afterGc`: after the forced GC. */
+  readonly phase: 'baseline' | 'running' | 'afterGc';
+  /** Whether `startRelay` resolved: the first LISTs done and every watch started. */
+  readonly started: boolean;
+  readonly memory: NodeJS.MemoryUsage;
+  readonly stats: Readonly<RelayStats>;
+  /** Triggers the relay counts as published. */
+  readonly published: number;
+  /** Events the counting bus was given. */
+  readonly busEvents: number;
+}
+
+const kubeconfigPath = process.argv[2];
+if (kubeconfigPath === undefined || process.send === undefined)
+  throw new Error('relay-memory-child: start with an IPC channel and the kubeconfig path as argument');
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('relay-memory-child: start node with --expose-gc');
+
+let relay: Relay | undefined;
+let busEvents = 0;
+
+function send(phase: RelayMemorySample['phase']): void {
+  const sample: RelayMemorySample = {
+    type: 'sample',
+    phase,
+    started: relay !== undefined,
+    memory: process.memoryUsage(),
+    stats: { ...(relay?.stats ?? { forwarded: 0, dropped: 0, coalesced: 0, relists: 0 }) },
+    published: relay?.published ?? 0,
+    busEvents,
+  };
+  process.send?.(sample);
+}
+
+gc();
+send('baseline');
+const timer = setInterval(() => send('running'), 500);
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'gc') {
+    gc();
+    send('afterGc');
+  }
+});
+process.on('disconnect', () => {
+  clearInterval(timer);
+  void relay?.stop().finally(() => process.exit(0));
+});
+
+const kube = createKubePort({
+  connection: connectionFromKubeConfig(loadKubeConfig({ path: kubeconfigPath })),
+  managedKind: 'apps/v1',
+  userAgent: 'everynode/relay',
+  budget: new RequestBudget({ requestsPerSecond: 1000, burst: 1000 }),
+});
+relay = await startRelay({
+  kube,
+  managedKind: 'apps/v1',
+  bus: {
+    publish: async (events) => {
+      busEvents += events.length;
+    },
+  },
+  checkpoints: { load: async () => undefined, save: async () => undefined },
+  logger: new Logger({ logLevel: 'SILENT' }),
+});
+send('running');
