@@ -39,70 +39,70 @@ function twoDigits(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** `data`, a typed object of client-node's `type`, as the API server's JSON (ObjectSerializer.serialize). */
-export function serializeModel(data: unknown, type: string, format = ''): unknown {
+/** What differs between the two directions: dates and the fields of a model. */
+interface Direction {
+  date(data: unknown, format: string): unknown;
+  model(object: Record<string, unknown>, attributes: readonly ModelAttribute[]): Record<string, unknown>;
+}
+
+/** `data` of `type` converted one way: the containers and aliases walked alike in both. */
+function convert(data: unknown, type: string, format: string, direction: Direction): unknown {
   if (data === undefined || data === null) return data;
   const c = caseOf(type);
   switch (c.kind) {
     case 'as-is':
       return data;
     case 'alias':
-      return serializeModel(data, c.of, format);
+      return convert(data, c.of, format, direction);
     case 'array': {
       const out: unknown[] = [];
-      for (const item of data as Iterable<unknown>) out.push(serializeModel(item, c.of, format));
+      for (const item of data as Iterable<unknown>) out.push(convert(item, c.of, format, direction));
       return out;
     }
     case 'map': {
       const out: Record<string, unknown> = {};
       for (const key in data as Record<string, unknown>)
-        out[key] = serializeModel((data as Record<string, unknown>)[key], c.of, format);
+        out[key] = convert((data as Record<string, unknown>)[key], c.of, format, direction);
       return out;
     }
-    case 'date': {
-      if (!(data instanceof Date)) return data;
-      if (format !== 'date') return data.toISOString();
-      return `${data.getFullYear()}-${twoDigits(data.getMonth() + 1)}-${twoDigits(data.getDate())}`;
-    }
-    case 'model': {
-      const out: Record<string, unknown> = {};
-      const object = data as Record<string, unknown>;
-      for (const a of c.attributes) out[a.baseName] = serializeModel(object[a.name], a.type, a.format);
-      return out;
-    }
+    case 'date':
+      return direction.date(data, format);
+    case 'model':
+      return direction.model(data as Record<string, unknown>, c.attributes);
   }
+}
+
+const toJson: Direction = {
+  date: (data, format) => {
+    if (!(data instanceof Date)) return data;
+    if (format !== 'date') return data.toISOString();
+    return `${data.getFullYear()}-${twoDigits(data.getMonth() + 1)}-${twoDigits(data.getDate())}`;
+  },
+  model: (object, attributes) => {
+    const out: Record<string, unknown> = {};
+    for (const a of attributes) out[a.baseName] = convert(object[a.name], a.type, a.format, toJson);
+    return out;
+  },
+};
+
+const fromJson: Direction = {
+  date: (data) => new Date(data as string),
+  model: (object, attributes) => {
+    const out: Record<string, unknown> = {};
+    for (const a of attributes) {
+      const value = convert(object[a.baseName], a.type, a.format, fromJson);
+      if (value !== undefined) out[a.name] = value;
+    }
+    return out;
+  },
+};
+
+/** `data`, a typed object of client-node's `type`, as the API server's JSON (ObjectSerializer.serialize). */
+export function serializeModel(data: unknown, type: string, format = ''): unknown {
+  return convert(data, type, format, toJson);
 }
 
 /** The API server's JSON `data` as client-node's typed object of `type` (ObjectSerializer.deserialize). */
 export function deserializeModel(data: unknown, type: string, format = ''): unknown {
-  if (data === undefined || data === null) return data;
-  const c = caseOf(type);
-  switch (c.kind) {
-    case 'as-is':
-      return data;
-    case 'alias':
-      return deserializeModel(data, c.of, format);
-    case 'array': {
-      const out: unknown[] = [];
-      for (const item of data as Iterable<unknown>) out.push(deserializeModel(item, c.of, format));
-      return out;
-    }
-    case 'map': {
-      const out: Record<string, unknown> = {};
-      for (const key in data as Record<string, unknown>)
-        out[key] = deserializeModel((data as Record<string, unknown>)[key], c.of, format);
-      return out;
-    }
-    case 'date':
-      return new Date(data as string);
-    case 'model': {
-      const out: Record<string, unknown> = {};
-      const object = data as Record<string, unknown>;
-      for (const a of c.attributes) {
-        const value = deserializeModel(object[a.baseName], a.type, a.format);
-        if (value !== undefined) out[a.name] = value;
-      }
-      return out;
-    }
-  }
+  return convert(data, type, format, fromJson);
 }
