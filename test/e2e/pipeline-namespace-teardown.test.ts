@@ -1,5 +1,19 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
+
+/** The work DLQ's messages with their reasons (to say why, when one is there). */
+async function deadLetters(world: PipelineWorld): Promise<string[]> {
+  const { sqs, urls } = world.pipeline.queues;
+  const answer = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: urls.workDlq,
+      MaxNumberOfMessages: 10,
+      MessageAttributeNames: ['All'],
+    }),
+  );
+  return (answer.Messages ?? []).map((m) => `${m.MessageAttributes?.reason?.StringValue}: ${m.Body}`);
+}
 
 /** What the reconciler did with its messages since the world started. */
 const outcomes = (world: PipelineWorld) => ({
@@ -37,7 +51,8 @@ describe.runIf(kubectlBinary)('a namespace torn down under a managed DaemonSet (
     await world.kubectl(['delete', 'namespace', 'teardown', '--wait=true']);
     await world.quiet();
 
-    expect(outcomes(world)).toEqual({ deadLettered: 0, retried: 0 });
+    const dead = outcomes(world).deadLettered > 0 ? await deadLetters(world) : [];
+    expect({ ...outcomes(world), dead }).toEqual({ deadLettered: 0, retried: 0, dead: [] });
     const depths = await world.pipeline.queueDepths();
     expect({ workDlq: depths.workDlq, ingressDlq: depths.ingressDlq }).toEqual({ workDlq: 0, ingressDlq: 0 });
     expect(world.pods('teardown')).toEqual([]);
