@@ -38,7 +38,7 @@ const stack = new EverynodeStack(app, text('stackName') ?? 'Everynode', {
     reconcileMaxConcurrency: number('reconcileMaxConcurrency', 20),
     routerMaxConcurrency: number('routerMaxConcurrency', 5),
     maxReceiveCount: number('maxReceiveCount', 5),
-    relayMemoryMb: number('relayMemoryMb', 1408),
+    relayMemoryMb: number('relayMemoryMb', 1216),
   } satisfies EverynodeSettings,
   vpcPlacement: vpcPlacementFromContext,
 });

@@ -27,8 +27,8 @@ export interface EverynodeSettings {
   readonly maxReceiveCount: number;
   /**
    * Memory of the relay function in MB: it holds every node and daemon pod of the cluster, and its
-   * first LIST peaks higher (`npm run bench -- relay-memory`: 916 MB RSS at 5,000 nodes × 10
-   * DaemonSets, 352 MB at 1,000).
+   * first LIST peaks higher (`npm run bench -- relay-memory`, the bundled relay: 795 MB RSS at
+   * 5,000 nodes × 10 DaemonSets, 245 MB at 1,000).
    */
   readonly relayMemoryMb: number;
 }

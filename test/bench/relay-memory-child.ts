@@ -1,6 +1,7 @@
 /**
  * The relay-memory benchmark's relay, in a process of its own as it is a Lambda function of its own
- * on AWS: started with `--expose-gc` and an IPC channel, argument the cluster's kubeconfig. Runs
+ * on AWS, and bundled by esbuild as its Lambda is (relay-memory.ts bundles it): started as
+ * `node --expose-gc <bundle>` with an IPC channel, argument the cluster's kubeconfig. Runs
  * `startRelay` with a bus that only counts what it is given and a checkpoint store that keeps
  * nothing, and posts a {@link RelayMemorySample} every 500 ms; on `{ type: 'gc' }` it collects
  * garbage and posts one sample more, marked `afterGc`.

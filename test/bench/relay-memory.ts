@@ -1,15 +1,22 @@
 /**
  * `npm run bench -- relay-memory [--nodes 5000] [--daemonsets 10] [--churn-seconds 20]`: the memory
  * the relay needs over a cluster of N nodes running D DaemonSets (apps/v1), to size its Lambda
- * function (512 MB today). The simulated cluster runs in this process; the relay in a child process
- * of its own (test/bench/relay-memory-child.ts), as on AWS, reporting `process.memoryUsage()` every
- * 500 ms. Phases: the relay's first LIST and watch start, until its published count has not moved
- * for 3 s; then churn (nodes added and removed, pods' readiness flipped) so its watches deliver
- * events; then a forced GC in the child and one last sample.
+ * function (`relayMemoryMb`, default 1216 MB). The simulated cluster runs in this process; the
+ * relay in a child process of its own (test/bench/relay-memory-child.ts), as on AWS, reporting
+ * `process.memoryUsage()` every 500 ms. The child runs an esbuild bundle made as the Lambda's is
+ * (one ESM file, minified, no source maps), so its RSS is the bundled relay's, not that of a
+ * TypeScript loader. Phases: the relay's first LIST and watch start, until its published count has
+ * not moved for 3 s; then churn (nodes added and removed, pods' readiness flipped) so its watches
+ * deliver events; then a forced GC in the child and one last sample.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { V1Pod, V1PodCondition } from '@kubernetes/client-node';
+import { build } from 'esbuild';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet } from '../support/builders.ts';
 import { isAvailablePod, populateDaemonSet, startBenchCluster, waitUntil } from './bench-cluster.ts';
@@ -27,17 +34,45 @@ const churnMs = Number(values['churn-seconds']) * 1000;
 /** Churn per tick of 100 ms: one node added, one original node removed, pods' readiness flipped. */
 const FLIPS_PER_TICK = 5;
 const MB = 1024 * 1024;
-const CURRENT_LAMBDA_MB = 512;
+/** The stack's default relay memory (infra/app.ts, context `relayMemoryMb`). */
+const DEFAULT_RELAY_MB = 1216;
 
 /** The Lambda memory size for a peak RSS: 1.5 × headroom, up in 64 MB steps, at least 128 MB. */
 function lambdaSizeFor(peakRssMb: number): number {
   return Math.max(128, Math.ceil((peakRssMb * 1.5) / 64) * 64);
 }
 
-/** Starts the relay's child process; `samples` gets every report it posts. */
-function startRelayChild(kubeconfigPath: string, samples: RelayMemorySample[]): ChildProcess {
-  const script = new URL('./relay-memory-child.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, kubeconfigPath], {
+/**
+ * Bundles the child into `outDir` with the options infra/constructs/pipeline-functions.ts gives the
+ * relay's Lambda (ESM, minified, no source maps, the `createRequire` banner, the whatwg-url shim),
+ * except that the kubeconfig support is kept: the child reaches the bench cluster by its kubeconfig.
+ * Nothing is external. Returns the bundle's path.
+ */
+async function bundleRelayChild(outDir: string): Promise<string> {
+  const outfile = join(outDir, 'child.mjs');
+  await build({
+    entryPoints: [fileURLToPath(new URL('./relay-memory-child.ts', import.meta.url))],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    sourcemap: false,
+    mainFields: ['module', 'main'],
+    outfile,
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
+    alias: { 'whatwg-url': fileURLToPath(new URL('../../infra/bundling/whatwg-url.mjs', import.meta.url)) },
+    define: { 'process.env.EVERYNODE_EKS_ONLY': '"false"' },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/** Starts the relay's child process from its bundle; `samples` gets every report it posts. */
+function startRelayChild(bundle: string, kubeconfigPath: string, samples: RelayMemorySample[]): ChildProcess {
+  const child = spawn(process.execPath, ['--expose-gc', bundle, kubeconfigPath], {
     detached: true,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -71,6 +106,9 @@ function flipReadiness(pod: Readonly<KubeObject>, sim: Awaited<ReturnType<typeof
 }
 
 // Pod GC deletes a removed node's pods after 1 s (40 s by default), so churn deletes pods too.
+const bundleDir = await mkdtemp(join(tmpdir(), 'relay-memory-'));
+const bundle = await bundleRelayChild(bundleDir);
+const bundleBytes = (await stat(bundle)).size;
 const cluster = await startBenchCluster(nodes, { podGcQuarantineSeconds: 1 });
 const { sim } = cluster;
 const samples: RelayMemorySample[] = [];
@@ -90,7 +128,7 @@ try {
 
   // Phase 1: the first LIST and the watches' start, until the published count rests for 3 s.
   const listStarted = Date.now();
-  child = startRelayChild(cluster.kubeconfigPath, samples);
+  child = startRelayChild(bundle, cluster.kubeconfigPath, samples);
   let restingSince = Date.now();
   let lastPublished = -1;
   await waitUntil(
@@ -150,6 +188,7 @@ try {
   console.log(
     `\nrelay-memory: relay (apps/v1) in a child process over ${listed.nodes} nodes, ${listed.pods} pods, ${daemonSets} DaemonSets`,
   );
+  console.log(`child: esbuild bundle of the relay like the Lambda's, ${mb(bundleBytes)} (node --expose-gc)`);
   console.log(
     `start (first LIST + watches, published count at rest 3 s): ${startSeconds.toFixed(1)} s, ${afterList.published} triggers published`,
   );
@@ -180,11 +219,11 @@ try {
     `held per node+pod         ${perObject.toFixed(0)} bytes   (heap after GC − heap at start, over ${held.nodes} nodes + ${held.pods} pods at the end)`,
   );
   console.log(
-    `suggested Lambda memory   ${suggested} MB   (peak RSS × 1.5, up to 64 MB steps, >= 128) — current ${CURRENT_LAMBDA_MB} MB`,
+    `suggested Lambda memory   ${suggested} MB   (peak RSS × 1.5, up to 64 MB steps, >= 128) — the stack's default ${DEFAULT_RELAY_MB} MB`,
   );
   console.log(
     "note: Node's RSS includes the runtime's own baseline of ~40–60 MB (V8, code, the loaded modules), whatever the cluster's size;\n" +
-      "      here the child also runs tsx's TypeScript loader (a loader thread, source maps), which the bundled Lambda does not.",
+      "      the child runs an esbuild bundle of the relay like the Lambda's (one minified ESM file, no TypeScript loader).",
   );
 } finally {
   if (child?.pid !== undefined && child.exitCode === null) {
@@ -195,4 +234,5 @@ try {
     }
   }
   await cluster.stop();
+  await rm(bundleDir, { recursive: true, force: true });
 }

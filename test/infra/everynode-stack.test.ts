@@ -16,7 +16,7 @@ const settings: EverynodeSettings = {
   reconcileMaxConcurrency: 20,
   routerMaxConcurrency: 5,
   maxReceiveCount: 5,
-  relayMemoryMb: 1408,
+  relayMemoryMb: 1216,
 };
 
 function build(): { app: App; stack: EverynodeStack } {
@@ -104,7 +104,7 @@ describe('EverynodeStack', () => {
     expect(sizes.sort()).toEqual([
       ['other', 512],
       ['other', 512],
-      ['relay', 1408],
+      ['relay', 1216],
     ]);
   });
 

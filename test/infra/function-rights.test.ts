@@ -53,7 +53,7 @@ function aStack(context: Json): EverynodeStack {
       reconcileMaxConcurrency: 20,
       routerMaxConcurrency: 5,
       maxReceiveCount: 5,
-      relayMemoryMb: 1408,
+      relayMemoryMb: 1216,
     },
   });
 }
