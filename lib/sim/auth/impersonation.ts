@@ -21,21 +21,27 @@ function headerValues(req: IncomingMessage, name: string): string[] {
   return req.headersDistinct[name] ?? [];
 }
 
-/** What impersonating `username` is authorized as: a service account, or a user. */
-function actingAsUser(requester: UserInfo, username: string): RequestAttributes {
-  const common = {
+/** What every impersonation check shares: `requester` asking to `impersonate` a core resource. */
+function impersonation(requester: UserInfo) {
+  return {
     user: requester,
     verb: 'impersonate',
     resourceRequest: true,
     apiGroup: '',
     subresource: '',
+    namespace: '',
     path: '',
   };
+}
+
+/** What impersonating `username` is authorized as: a service account, or a user. */
+function actingAsUser(requester: UserInfo, username: string): RequestAttributes {
+  const common = impersonation(requester);
   if (username.startsWith(serviceAccountPrefix)) {
     const [namespace = '', name = ''] = username.slice(serviceAccountPrefix.length).split(':');
     return { ...common, resource: 'serviceaccounts', namespace, name };
   }
-  return { ...common, resource: 'users', namespace: '', name: username };
+  return { ...common, resource: 'users', name: username };
 }
 
 /** The groups the impersonated user ends up in (the filter adds the service account and all-users groups). */
@@ -70,15 +76,7 @@ export function impersonatedUser(
     throw SimApiError.internal('requested impersonation of groups or a uid without impersonating a user');
   }
   const asked: RequestAttributes[] = [actingAsUser(requester, username)];
-  const common = {
-    user: requester,
-    verb: 'impersonate',
-    resourceRequest: true,
-    apiGroup: '',
-    subresource: '',
-    namespace: '',
-    path: '',
-  };
+  const common = impersonation(requester);
   for (const group of groups) asked.push({ ...common, resource: 'groups', name: group });
   if (uid !== undefined)
     asked.push({ ...common, apiGroup: 'authentication.k8s.io', resource: 'uids', name: uid });
