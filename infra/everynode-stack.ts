@@ -17,6 +17,11 @@ import { WorkQueues } from './constructs/work-queues.ts';
 export interface EverynodeSettings {
   readonly clusterName: string;
   readonly managedKind: 'everynode.dev/v1' | 'apps/v1';
+  /**
+   * The relay's run period P: how long each run watches before its successor takes over (the
+   * function's timeout is P + 60 s, at most 900 s). Not the schedule's rate: that is a watchdog
+   * every `RELAY_WATCHDOG_SECONDS` (docs/design.md, 25. The relay's hand-over on AWS).
+   */
   readonly relayEvery: Duration;
   readonly resyncEvery: Duration;
   readonly archiveRetention: Duration;
@@ -94,7 +99,6 @@ export class EverynodeStack extends Stack {
     this.triggers = new TriggerBus(this, 'Triggers', {
       ingress: this.queues.ingress,
       relay: this.functions.relay,
-      relayEvery: s.relayEvery,
       resyncEvery: s.resyncEvery,
       archiveRetention: s.archiveRetention,
     });
@@ -107,7 +111,6 @@ export class EverynodeStack extends Stack {
         router: this.functions.router,
         reconcile: this.functions.reconcile,
       },
-      relayEvery: s.relayEvery,
       maxWorkAge: Duration.minutes(5),
     });
   }

@@ -1,9 +1,10 @@
 /**
- * The relay Lambda function: started by the relay schedule, it watches the cluster for one period
- * plus an overlap and publishes the decision-relevant changes to the everynode EventBridge bus
- * (lib/relay/relay-run.ts has the schedule arithmetic). Clients are built once per container.
+ * The relay Lambda function: one run of the chain of relay runs per invocation (a predecessor's or
+ * the watchdog schedule's), watching the cluster and publishing the decision-relevant changes to
+ * the everynode EventBridge bus (lib/relay/relay-run.ts). Clients are built once per container.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
@@ -13,9 +14,15 @@ import { EventBridgeEventBus } from '../../lib/queue/event-bus-eventbridge.ts';
 import { SsmCheckpointStore } from '../../lib/relay/relay-checkpoint-ssm.ts';
 import { relayConfigFromEnvironment } from '../../lib/relay/relay-config.ts';
 import { createRelayHandler } from '../../lib/relay/relay-handler.ts';
+import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/relay-metrics.ts';
 import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/relay/relay-run.ts';
+import { invokeSuccessorWithLambda } from '../../lib/relay/relay-successor-lambda.ts';
 
-const logger = new Logger({ serviceName: 'everynode-relay' });
+const logger = new Logger({ serviceName: RELAY_HEARTBEAT_METRIC.service });
+const metrics = new Metrics({
+  namespace: RELAY_HEARTBEAT_METRIC.namespace,
+  serviceName: RELAY_HEARTBEAT_METRIC.service,
+});
 const config = relayConfigFromEnvironment(process.env);
 const kube = createKubePort({
   connection: await loadClusterConnection(config.cluster),
@@ -24,7 +31,7 @@ const kube = createKubePort({
   userAgent: 'everynode/relay',
 });
 
-/** The Lambda handler: one relay run per scheduled invocation. */
+/** The Lambda handler: one relay run per invocation. */
 export const handler = createRelayHandler({
   relay: {
     kube,
@@ -36,4 +43,10 @@ export const handler = createRelayHandler({
   },
   logger,
   runSeconds: config.runSeconds,
+  invokeFunction: invokeSuccessorWithLambda,
+  // Published at once: a run lasts minutes, and the alarm looks at every minute.
+  onHeartbeat: () => {
+    metrics.addMetric(RELAY_HEARTBEAT_METRIC.name, MetricUnit.Count, 1);
+    metrics.publishStoredMetrics();
+  },
 });

@@ -5,12 +5,14 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/relay-metrics.ts';
 
 export interface PipelineAlarmsProps {
   readonly workDlq: IQueue;
@@ -18,15 +20,13 @@ export interface PipelineAlarmsProps {
   readonly work: IQueue;
   readonly ingress: IQueue;
   readonly functions: Readonly<Record<'relay' | 'router' | 'reconcile', IFunction>>;
-  /** The relay's schedule; the relay counts as not running after two periods without a run. */
-  readonly relayEvery: Duration;
   /** Age of the oldest work message that means the pipeline is falling behind. */
   readonly maxWorkAge: Duration;
 }
 
 /**
  * What an operator is paged for: a message in either DLQ (it needs a look, then `everynode
- * redrive`), work waiting too long, any function error, and the relay not running (no watch means
+ * redrive`), work waiting too long, any function error, and no relay run watching (no watch means
  * no reaction to node or pod changes). Plus one dashboard with the queues and functions.
  */
 export class PipelineAlarms extends Construct {
@@ -34,7 +34,12 @@ export class PipelineAlarms extends Construct {
   public readonly ingressDlqNotEmpty: Alarm;
   public readonly workAge: Alarm;
   public readonly functionErrors: Alarm[];
-  public readonly relayNotRunning: Alarm;
+  /**
+   * No relay heartbeat in a minute: the lease holder publishes one with every checkpoint write
+   * (every 5 s), so a whole minute without one means nobody watched the cluster for that long,
+   * whether the runs crash, the hand-over or the watchdog fails, or the API server is unreachable.
+   */
+  public readonly relayNotWatching: Alarm;
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: PipelineAlarmsProps) {
@@ -67,10 +72,13 @@ export class PipelineAlarms extends Construct {
         fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
       ),
     );
-    this.relayNotRunning = new Alarm(this, 'RelayNotRunning', {
-      alarmDescription: 'No relay run started in two schedule periods: cluster changes are not being watched',
-      metric: props.functions.relay.metricInvocations({
-        period: Duration.seconds(Math.max(60, props.relayEvery.toSeconds() * 2)),
+    this.relayNotWatching = new Alarm(this, 'RelayNotWatching', {
+      alarmDescription: 'No relay heartbeat in a minute: nobody has watched the cluster for about a minute',
+      metric: new Metric({
+        namespace: RELAY_HEARTBEAT_METRIC.namespace,
+        metricName: RELAY_HEARTBEAT_METRIC.name,
+        dimensionsMap: { service: RELAY_HEARTBEAT_METRIC.service },
+        period: Duration.minutes(1),
         statistic: Stats.SUM,
       }),
       threshold: 1,

@@ -1,4 +1,4 @@
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { EnvironmentName } from '../../lib/config/environment-names.ts';
 import type { FunctionAwsCalls } from '../../lib/config/function-aws-calls.ts';
@@ -22,6 +22,10 @@ export const CONSUME_ACTIONS = [
  * resource to that resource's ARN. CDK's grant helpers would add actions no code makes
  * (`sqs:GetQueueUrl` with every send, `ssm:GetParameterHistory` with a read); the offline
  * deployment test runs the bundles under these policies, so anything missing shows there.
+ *
+ * Calls on the function itself (`own-function`: the relay invoking its successor) go into a policy
+ * of their own, `<function id>OwnFunctionCalls` next to the function: the function depends on its
+ * role's default policy, so its ARN there would make it depend on itself.
  */
 export function grantAwsCalls(
   fn: IFunction,
@@ -29,6 +33,7 @@ export function grantAwsCalls(
   arnOf: (variable: EnvironmentName) => string,
 ): void {
   const actionsByResource = new Map<string, Set<string>>();
+  const ownFunctionActions = new Set<string>();
   const add = (resource: string, actions: readonly string[]) => {
     const set = actionsByResource.get(resource) ?? new Set<string>();
     for (const action of actions) set.add(action);
@@ -38,6 +43,7 @@ export function grantAwsCalls(
   for (const call of table.calls) {
     if (call.resource.kind === 'named-by') add(arnOf(call.resource.variable), [call.action]);
     else if (call.resource.kind === 'any') add('*', [call.action]);
+    else if (call.resource.kind === 'own-function') ownFunctionActions.add(call.action);
   }
   // Into the role's default policy (Function.addToRolePolicy makes a policy per statement under
   // the createNewPoliciesWithAddToRolePolicy feature flag).
@@ -45,5 +51,15 @@ export function grantAwsCalls(
   if (!role) throw new Error(`${fn.node.path} has no role to grant its AWS calls to`);
   for (const [resource, actions] of actionsByResource) {
     role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions].sort(), resources: [resource] }));
+  }
+  if (ownFunctionActions.size > 0) {
+    const scope = fn.node.scope;
+    if (!scope) throw new Error(`${fn.node.path} has no scope to put its own-function policy in`);
+    new Policy(scope, `${fn.node.id}OwnFunctionCalls`, {
+      roles: [role],
+      statements: [
+        new PolicyStatement({ actions: [...ownFunctionActions].sort(), resources: [fn.functionArn] }),
+      ],
+    });
   }
 }

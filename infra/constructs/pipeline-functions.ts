@@ -2,10 +2,17 @@ import { fileURLToPath } from 'node:url';
 import { type Duration, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type FunctionProps,
+  LoggingFormat,
+  RecursiveLoop,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { RELAY_RESERVED_CONCURRENCY } from '../../lib/relay/relay-handover.ts';
 
 /** Where the functions run and what they share. */
 export interface PipelineFunctionsProps {
@@ -33,8 +40,14 @@ export class PipelineFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
     super(scope, id);
-    // One relay at a time: two would publish every watch event twice.
-    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, 1, props.relayMemoryMb);
+    // A run and its successor overlap during a hand-over (docs/design.md, 25. The relay's hand-over
+    // on AWS); the triggers both publish meanwhile are de-duplicated by the work queue. Each run
+    // invokes the next: Lambda's recursive loop detection would stop that chain after 16 links.
+    this.relay = this.pipelineFunction('Relay', 'relay', props.relayTimeout, props, {
+      reservedConcurrentExecutions: RELAY_RESERVED_CONCURRENCY,
+      memorySize: props.relayMemoryMb,
+      recursiveLoop: RecursiveLoop.ALLOW,
+    });
     this.router = this.pipelineFunction('Router', 'router', props.routerTimeout, props);
     this.reconcile = this.pipelineFunction('Reconcile', 'reconcile', props.reconcileTimeout, props);
     this.allowInstanceLookups(this.router.role as Role);
@@ -56,8 +69,7 @@ export class PipelineFunctions extends Construct {
     name: string,
     timeout: Duration,
     props: PipelineFunctionsProps,
-    reservedConcurrentExecutions?: number,
-    memorySize = 512,
+    own: Pick<FunctionProps, 'reservedConcurrentExecutions' | 'memorySize' | 'recursiveLoop'> = {},
   ) {
     const logGroup = new LogGroup(this, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
     // An own role instead of AWSLambdaBasicExecutionRole: logs go to this function's group only.
@@ -66,12 +78,12 @@ export class PipelineFunctions extends Construct {
     if (props.vpc) this.allowVpcNetworking(role);
     const fn = new NodejsFunction(this, id, {
       role,
-      ...(reservedConcurrentExecutions ? { reservedConcurrentExecutions } : {}),
+      ...own,
       entry: `${functionsDir}${name}/index.ts`,
       handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize,
+      memorySize: own.memorySize ?? 512,
       timeout,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -91,8 +103,8 @@ export class PipelineFunctions extends Construct {
         mainFields: ['module', 'main'],
         banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
         // The SDK clients used at init are bundled (tree-shaken ESM loads faster than the runtime's
-        // CommonJS SDK); the EC2 client, loaded on demand, comes from the runtime (test/bench/cold-start.ts).
-        externalModules: ['@aws-sdk/client-ec2'],
+        // CommonJS SDK); the EC2 and Lambda clients, loaded on demand, come from the runtime (test/bench/cold-start.ts).
+        externalModules: ['@aws-sdk/client-ec2', '@aws-sdk/client-lambda'],
         // On AWS the cluster is reached through EKS only: the kubeconfig support is left out.
         define: { 'process.env.EVERYNODE_EKS_ONLY': '"true"' },
         esbuildArgs: { '--alias:whatwg-url': whatwgUrlShim },

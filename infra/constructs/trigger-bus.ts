@@ -1,9 +1,10 @@
-import type { Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { type Archive, EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { EventBus as EventBusTarget, LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RELAY_WATCHDOG_SECONDS } from '../../lib/relay/relay-handover.ts';
 
 /** Event sources that the relay publishes with; the router matches on them too. */
 export const relaySource = 'everynode.relay';
@@ -11,8 +12,6 @@ export const relaySource = 'everynode.relay';
 export interface TriggerBusProps {
   readonly ingress: IQueue;
   readonly relay: IFunction;
-  /** How often the relay is started; each run watches for a little longer than this. */
-  readonly relayEvery: Duration;
   /** How often every managed DaemonSet is re-checked. */
   readonly resyncEvery: Duration;
   /** How long the archive keeps events for replay. */
@@ -23,12 +22,16 @@ export interface TriggerBusProps {
  * The trigger bus (docs/design.md, 1. The pipeline): a custom EventBridge bus `everynode` that
  * every trigger crosses and that archives them all for `StartReplay`. EC2 instance state changes
  * and the schedules start on the default bus (scheduled rules only exist there) and are forwarded
- * here; from here, relay runs go to the relay function and everything else to the ingress queue the
- * router consumes.
+ * here; from here, the relay's watchdog ticks go to the relay function and everything else to the
+ * ingress queue the router consumes.
  */
 export class TriggerBus extends Construct {
   public readonly bus: EventBus;
   public readonly archive: Archive;
+  /**
+   * The relay's watchdog (docs/design.md, 25. The relay's hand-over on AWS): runs hand the watch to
+   * their successors themselves; a tick only starts a run when no run holds a fresh lease.
+   */
   public readonly relaySchedule: Rule;
   public readonly resyncSchedule: Rule;
   public readonly ec2Forward: Rule;
@@ -46,8 +49,10 @@ export class TriggerBus extends Construct {
     });
     const forward = new EventBusTarget(this.bus);
     this.relaySchedule = new Rule(this, 'RelaySchedule', {
-      description: 'Starts an everynode relay run',
-      schedule: Schedule.rate(props.relayEvery),
+      description:
+        `everynode relay watchdog, every ${RELAY_WATCHDOG_SECONDS} s: starts a relay run when no run ` +
+        'holds the lease (after a crash, a lost successor or an API outage); runs hand over themselves',
+      schedule: Schedule.rate(Duration.seconds(RELAY_WATCHDOG_SECONDS)),
       targets: [forward],
     });
     this.resyncSchedule = new Rule(this, 'ResyncSchedule', {

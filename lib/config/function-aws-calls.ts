@@ -13,6 +13,12 @@ export type AwsCallResource =
   /** Every resource (`*`): the action has no resource-level permissions in IAM. */
   | { readonly kind: 'any' }
   /**
+   * The function itself, whose ARN the code takes from its invocation's context: the relay invoking
+   * its successor. Granted in a policy of its own, attached after the function exists (the
+   * function's ARN in its role's default policy would make the function depend on itself).
+   */
+  | { readonly kind: 'own-function' }
+  /**
    * No IAM statement: the call is a presigned URL that EKS sends to STS (GetCallerIdentity needs
    * no permission); what EKS then requires is an access entry for the function's role.
    */

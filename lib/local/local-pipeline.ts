@@ -7,7 +7,6 @@
  */
 import { join } from 'node:path';
 import type { KubePort } from '../kube/kube-port.ts';
-import type { ManagedKind } from '../kube/managed-kind.ts';
 import { LocalEventBus } from '../queue/event-bus-local.ts';
 import { Journal } from '../queue/journal.ts';
 import { type LocalQueues, startLocalQueues } from '../queue/local-queues.ts';

@@ -7,7 +7,7 @@ import { EnvironmentName } from '../config/environment-names.ts';
 import type { FunctionAwsCalls } from '../config/function-aws-calls.ts';
 import { EKS_TOKEN_AWS_CALL } from '../kube/eks-token.ts';
 
-/** The relay's AWS calls; it consumes no queue (the relay schedule invokes it). */
+/** The relay's AWS calls; it consumes no queue (its watchdog schedule and its predecessor invoke it). */
 export const RELAY_AWS_CALLS: FunctionAwsCalls = {
   calls: [
     {
@@ -27,6 +27,12 @@ export const RELAY_AWS_CALLS: FunctionAwsCalls = {
       action: 'ssm:PutParameter',
       resource: { kind: 'named-by', variable: EnvironmentName.relayCheckpointParameter },
       purpose: 'the checkpoint written while and after a run (relay-checkpoint-ssm.ts)',
+    },
+    {
+      operation: 'Invoke',
+      action: 'lambda:InvokeFunction',
+      resource: { kind: 'own-function' },
+      purpose: 'a run invoking its successor before its period ends (relay-successor-lambda.ts)',
     },
     EKS_TOKEN_AWS_CALL,
   ],

@@ -11,6 +11,7 @@ import * as z from 'zod';
 import type { ClusterIdentity, TriggeringResource } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import { managedKinds } from '../kube/managed-kind.ts';
+import { type RelayLease, relayLeaseSchema } from './relay-handover.ts';
 
 /** The versions to resume from, per watched resource, and the managed kind they were watched for. */
 export interface RelayCheckpoint {
@@ -20,6 +21,8 @@ export interface RelayCheckpoint {
   readonly cluster?: ClusterIdentity;
   /** When it was written (for operators reading the parameter). */
   readonly savedAt?: string;
+  /** On AWS, the run holding the right to write it (docs/design.md, 25); absent when released. */
+  readonly lease?: RelayLease;
 }
 
 /** Reads and writes the checkpoint. */
@@ -28,6 +31,11 @@ export interface RelayCheckpointStore {
   load(): Promise<RelayCheckpoint | undefined>;
   /** Replaces the stored checkpoint. */
   save(checkpoint: Readonly<RelayCheckpoint>): Promise<void>;
+  /**
+   * Whether every write is a heartbeat (a lease holder proving it is alive): written at every
+   * checkpoint tick, and once as soon as the watches are up, even when no version moved.
+   */
+  readonly heartbeat?: boolean;
 }
 
 const checkpointSchema = z.object({
@@ -39,6 +47,7 @@ const checkpointSchema = z.object({
   }),
   cluster: z.object({ server: z.string().min(1), kubeSystemUid: z.string().min(1) }).optional(),
   savedAt: z.string().optional(),
+  lease: relayLeaseSchema.optional(),
 });
 
 /**

@@ -62,6 +62,12 @@ export const RELAY_SUCCESSOR_PATIENCE_MS = 30_000;
  */
 export const RELAY_WATCHDOG_SECONDS = 60;
 
+/**
+ * The relay function's reserved concurrency: a run and its successor side by side during a
+ * hand-over; a third invocation (a watchdog tick, a late duplicate) is throttled or exits at once.
+ */
+export const RELAY_RESERVED_CONCURRENCY = 2;
+
 /** The run holding the right to write the checkpoint, and when it last proved alive. */
 export interface RelayLease {
   /** The holder's run id (its Lambda request id, which a retried invocation keeps). */

@@ -163,14 +163,15 @@ async function superviseRelay(
   controller: AbortController,
   options: Readonly<RelayOptions>,
 ): Promise<void> {
+  const save = () =>
+    checkpointer
+      .save()
+      .catch((error) => options.logger.warn('writing the relay checkpoint failed', { error: String(error) }));
+  // A heartbeat store is written at once: a successor takes the lease as soon as it watches.
+  if (options.checkpoints.heartbeat) save();
   const timer = setInterval(() => {
     if (publisher.failure !== undefined) controller.abort();
-    else
-      checkpointer
-        .save()
-        .catch((error) =>
-          options.logger.warn('writing the relay checkpoint failed', { error: String(error) }),
-        );
+    else save();
   }, options.checkpointEveryMs ?? 1_000);
   try {
     await running;
@@ -199,7 +200,8 @@ class Checkpointer {
 
   private async write(): Promise<void> {
     const positions = this.publisher.positions;
-    if (RELAYED_RESOURCES.every((r) => positions[r] === this.saved[r])) return;
+    const unmoved = RELAYED_RESOURCES.every((r) => positions[r] === this.saved[r]);
+    if (unmoved && !this.options.checkpoints.heartbeat) return;
     await this.options.checkpoints.save({
       managedKind: this.options.managedKind,
       resourceVersions: { ...positions },

@@ -4,8 +4,8 @@
  * relay against the simulated cluster: a run is reduced to start-up, LIST, watching and stopping,
  * and "watching" means its watches are established and the API server is up.
  *
- * - today: the schedule starts a run every P; reserved concurrency 1; each run watches for
- *   `relayWatchMillis` (lib/relay/relay-run.ts) after its LIST and then stops.
+ * - today (the design the chain replaced): the schedule starts a run every P; reserved concurrency
+ *   1; each run watches for {@link scheduleWatchMillis} after its LIST and then stops.
  * - chain: the successor chain with a lease, every decision taken by lib/relay/relay-handover.ts;
  *   reserved concurrency 2; the schedule, every RELAY_WATCHDOG_SECONDS, is only a watchdog.
  *
@@ -28,7 +28,7 @@ import {
   shouldReinvokeSuccessor,
   successorDueAt,
 } from '../../lib/relay/relay-handover.ts';
-import { RELAY_FLUSH_RESERVE_SECONDS, relayWatchMillis } from '../../lib/relay/relay-run.ts';
+import { RELAY_FLUSH_RESERVE_SECONDS } from '../../lib/relay/relay-run.ts';
 import { analyseCoverage, type Coverage } from './relay-handover-coverage.ts';
 import {
   EventClock,
@@ -230,6 +230,18 @@ class Simulation {
   }
 }
 
+/** Seconds a run of the schedule design watched past its period, overlapping the next run. */
+export const SCHEDULE_OVERLAP_SECONDS = 30;
+
+/**
+ * How long a run of the schedule design, started `remainingMillis` before its timeout, watched:
+ * the period plus the overlap, cut so that the flush reserve remained.
+ */
+export function scheduleWatchMillis(runSeconds: number, remainingMillis: number): number {
+  const wanted = (runSeconds + SCHEDULE_OVERLAP_SECONDS) * 1000;
+  return Math.max(0, Math.min(wanted, remainingMillis - RELAY_FLUSH_RESERVE_SECONDS * 1000));
+}
+
 const scheduleEvent = { source: 'aws.events', 'detail-type': 'Scheduled Event' };
 
 /** Today's design: a run every P, reserved concurrency 1, each watching P + overlap after its LIST. */
@@ -237,7 +249,7 @@ export function simulateToday(model: HandoverModel): DesignResult {
   const timeoutMs = relayTimeoutMs(model.runSeconds);
   const sim: Simulation = new Simulation(model, 1, (invocation) => {
     const run = sim.startRun(invocation);
-    const watchMs = relayWatchMillis(model.runSeconds, timeoutMs);
+    const watchMs = scheduleWatchMillis(model.runSeconds, timeoutMs);
     sim.clock.at(sim.clock.now + sim.listMs(), () => {
       if (run.stopped) return;
       if (sim.apiDown(run.startedAt, sim.clock.now)) return sim.fail(run, false);

@@ -15,7 +15,6 @@ import {
   RELAY_SUCCESSOR_PATIENCE_MS,
   RELAY_WATCHDOG_SECONDS,
 } from '../../lib/relay/relay-handover.ts';
-import { RELAY_OVERLAP_SECONDS } from '../../lib/relay/relay-run.ts';
 import { mulberry32 } from '../../lib/sim/faults.ts';
 import type { Gap } from './relay-handover-coverage.ts';
 import {
@@ -23,6 +22,7 @@ import {
   defaultHandoverModel,
   type HandoverModel,
   relayTimeoutMs,
+  SCHEDULE_OVERLAP_SECONDS,
   simulateChain,
   simulateToday,
 } from './relay-handover-model.ts';
@@ -148,7 +148,7 @@ const lines = [
   ),
   '',
   'Designs:',
-  `- today: the schedule invokes the relay every P; reserved concurrency 1; a run watches from its LIST's end for relayWatchMillis(P, T) = P + ${RELAY_OVERLAP_SECONDS} s (T = ${relayTimeoutMs(model.runSeconds) / 1000} s), then stops.`,
+  `- today (the design the chain replaced): the schedule invokes the relay every P; reserved concurrency 1; a run watches from its LIST's end for P + ${SCHEDULE_OVERLAP_SECONDS} s (T = ${relayTimeoutMs(model.runSeconds) / 1000} s), then stops.`,
   `- chain: reserved concurrency 2; successor invoked ${RELAY_SUCCESSOR_LEAD_MS / 1000} s before P ends, takes the lease once its watches are established; the predecessor polls every ${RELAY_HANDOVER_POLL_MS / 1000} s and stops when another run holds a fresh lease, or at T − 15 s; re-invokes after ${RELAY_SUCCESSOR_PATIENCE_MS / 1000} s without takeover; watchdog every ${model.watchdogSeconds} s starts a run when the lease is older than ${RELAY_LEASE_FRESH_MS / 1000} s. Every decision is a call into lib/relay/relay-handover.ts.`,
   'Assumptions (same seeded draws for both designs, one stream per input):',
   `- cold start log-normal, median ${model.coldStartMedianMs / 1000} s, p99 ${model.coldStartP99Ms / 1000} s; warm start ${model.warmStartMs} ms on an environment idle < ${model.idleKeepMs / 60_000} min; ${model.recycledShare * 100} % of invocations find it recycled (cold).`,

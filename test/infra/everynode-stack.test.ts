@@ -1,23 +1,11 @@
-import { App, Duration, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type EverynodeSettings, EverynodeStack } from '../../infra/everynode-stack.ts';
-
-const settings: EverynodeSettings = {
-  clusterName: 'prod-eks',
-  managedKind: 'everynode.dev/v1',
-  relayEvery: Duration.minutes(5),
-  resyncEvery: Duration.minutes(60),
-  archiveRetention: Duration.days(14),
-  apiQps: 50,
-  reconcileMaxConcurrency: 20,
-  routerMaxConcurrency: 5,
-  maxReceiveCount: 5,
-  relayMemoryMb: 1216,
-};
+import { EverynodeStack } from '../../infra/everynode-stack.ts';
+import { TEST_STACK_SETTINGS as settings } from '../support/test-stack.ts';
 
 function build(): { app: App; stack: EverynodeStack } {
   // Bundling is skipped here (the synth test bundles for real); the assertions are on the template.
@@ -81,13 +69,13 @@ describe('EverynodeStack', () => {
     }
   });
 
-  it('runs the functions on nodejs22.x arm64 and the relay one at a time', () => {
+  it('runs the functions on nodejs22.x arm64 and the relay two at a time (a run and its successor)', () => {
     const functions = template.findResources('AWS::Lambda::Function', {
       Properties: { Runtime: 'nodejs22.x', Architectures: ['arm64'] },
     });
     expect(Object.keys(functions)).toHaveLength(3);
     template.hasResourceProperties('AWS::Lambda::Function', {
-      ReservedConcurrentExecutions: 1,
+      ReservedConcurrentExecutions: 2,
       Environment: { Variables: Match.objectLike({ EVERYNODE_EVENT_BUS_NAME: Match.anyValue() }) },
     });
   });
@@ -98,7 +86,7 @@ describe('EverynodeStack', () => {
         Properties: { Runtime: 'nodejs22.x' },
       }),
     ).map((f) => [
-      f.Properties.ReservedConcurrentExecutions === 1 ? 'relay' : 'other',
+      f.Properties.ReservedConcurrentExecutions === undefined ? 'other' : 'relay',
       f.Properties.MemorySize,
     ]);
     expect(sizes.sort()).toEqual([
@@ -111,7 +99,7 @@ describe('EverynodeStack', () => {
   it('has the everynode bus with an archive, schedules and the EC2 state-change rule', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'everynode' });
     template.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 14 });
-    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 hour)' });
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: { source: ['aws.ec2'], 'detail-type': ['EC2 Instance State-change Notification'] },
@@ -176,13 +164,14 @@ describe('EverynodeStack', () => {
     });
   });
 
-  it('alarms on DLQs, work age, function errors and a relay that stopped running', () => {
+  it('alarms on DLQs, work age, function errors and no relay watching', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
     const metrics = alarms.map((a) => a.Properties.MetricName);
     expect(metrics.filter((m) => m === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
     expect(metrics).toContain('ApproximateAgeOfOldestMessage');
     expect(metrics.filter((m) => m === 'Errors')).toHaveLength(3);
-    expect(metrics).toContain('Invocations');
+    expect(metrics).toContain('RelayHeartbeats');
+    expect(metrics).not.toContain('Invocations');
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 

@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { App, Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EverynodeStack } from '../../infra/everynode-stack.ts';
+import type { EverynodeStack } from '../../infra/everynode-stack.ts';
 import { EnvironmentName } from '../../lib/config/environment-names.ts';
 import type { AwsCall, FunctionAwsCalls } from '../../lib/config/function-aws-calls.ts';
 import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/reconcile-aws-calls.ts';
 import { RELAY_AWS_CALLS } from '../../lib/relay/relay-aws-calls.ts';
 import { ROUTER_AWS_CALLS } from '../../lib/router/router-aws-calls.ts';
+import { aTestStack, STACK_CONTEXTS } from '../support/test-stack.ts';
 
 type Json = Record<string, unknown>;
 type FunctionName = 'relay' | 'router' | 'reconcile';
@@ -28,35 +26,6 @@ const consumeActions = [
   'sqs:ChangeMessageVisibility',
   'sqs:GetQueueAttributes',
 ];
-
-/** The feature flags `npx cdk synth` applies (minimizePolicies merges statements), or none. */
-const contexts: { name: string; context: Json }[] = [
-  { name: 'without feature flags', context: {} },
-  {
-    name: 'with the feature flags of cdk.json',
-    context: JSON.parse(readFileSync(join(import.meta.dirname, '../../cdk.json'), 'utf8')).context,
-  },
-];
-
-function aStack(context: Json): EverynodeStack {
-  // Bundling is skipped (test/infra/cdk-synth.test.ts bundles for real); rights live in the template.
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-  return new EverynodeStack(app, 'Everynode', {
-    env: { account: '111122223333', region: 'eu-west-1' },
-    settings: {
-      clusterName: 'prod-eks',
-      managedKind: 'everynode.dev/v1',
-      relayEvery: Duration.minutes(5),
-      resyncEvery: Duration.minutes(60),
-      archiveRetention: Duration.days(14),
-      apiQps: 50,
-      reconcileMaxConcurrency: 20,
-      routerMaxConcurrency: 5,
-      maxReceiveCount: 5,
-      relayMemoryMb: 1216,
-    },
-  });
-}
 
 /** One function as the template has it: its ids, its environment and its role's statements. */
 interface DeployedFunction {
@@ -121,10 +90,16 @@ function allows(fn: DeployedFunction, action: string, matches: (resource: unknow
   );
 }
 
+/** Whether `resource` is the ARN of `fn` itself. */
+function isOwnArn(fn: DeployedFunction, resource: unknown): boolean {
+  return isArnOf(resource, fn.functionId, 'AWS::Lambda::Function');
+}
+
 /** Whether the template grants `fn` the right `call` needs. */
 function isGranted(template: Template, fn: DeployedFunction, call: AwsCall): boolean {
   const { resource } = call;
   if (resource.kind === 'any') return allows(fn, call.action, (r) => r === '*');
+  if (resource.kind === 'own-function') return allows(fn, call.action, (r) => isOwnArn(fn, r));
   if (resource.kind === 'eks-access-entry') {
     const principal = JSON.stringify({ 'Fn::GetAtt': [fn.roleId, 'Arn'] });
     return JSON.stringify(template.findResources('AWS::EKS::AccessEntry')).includes(principal);
@@ -141,11 +116,11 @@ function missingRights(template: Template, fn: DeployedFunction, calls: readonly
     .map((call) => `${call.action} (${call.operation}) on ${JSON.stringify(call.resource)}`);
 }
 
-describe.each(contexts)('the function roles $name', ({ context }) => {
+describe.each(STACK_CONTEXTS)('the function roles $name', ({ context }) => {
   let stack: EverynodeStack;
   let template: Template;
   beforeAll(() => {
-    stack = aStack(context);
+    stack = aTestStack(context);
     template = Template.fromStack(stack);
   });
 
@@ -167,6 +142,7 @@ describe.each(contexts)('the function roles $name', ({ context }) => {
         return table.calls.some((call) => {
           if (call.action !== action) return false;
           if (call.resource.kind === 'any') return resource === '*';
+          if (call.resource.kind === 'own-function') return isOwnArn(fn, resource);
           if (call.resource.kind !== 'named-by') return false;
           const id = resourceIdOf(fn, call.resource.variable);
           const type = (template.toJSON().Resources as Record<string, { Type: string }>)[id]?.Type ?? '';
@@ -203,8 +179,15 @@ describe.each(contexts)('the function roles $name', ({ context }) => {
   });
 });
 
+const invokeItself: AwsCall = {
+  operation: 'Invoke',
+  action: 'lambda:InvokeFunction',
+  resource: { kind: 'own-function' },
+  purpose: 'a case of the rights check',
+};
+
 describe('the rights check', () => {
-  const stack = aStack({});
+  const stack = aTestStack({});
   const template = Template.fromStack(stack);
   const describeInstances: AwsCall = {
     operation: 'DescribeInstances',
@@ -242,6 +225,18 @@ describe('the rights check', () => {
       name: "misses a right only another function's role has",
       of: 'relay',
       call: describeInstances,
+      missing: true,
+    },
+    {
+      name: 'finds the right to invoke the function itself',
+      of: 'relay',
+      call: invokeItself,
+      missing: false,
+    },
+    {
+      name: 'misses the right to invoke itself on a function not granted it',
+      of: 'router',
+      call: invokeItself,
       missing: true,
     },
   ];

@@ -12,27 +12,16 @@ import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues
 import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
 import { relayConfigFromEnvironment } from '../../lib/relay/relay-config.ts';
 import { createRelayHandler } from '../../lib/relay/relay-handler.ts';
-import { relayWatchMillis } from '../../lib/relay/relay-run.ts';
+import { relayDeadlineMillis } from '../../lib/relay/relay-run.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 
-describe('relay schedule arithmetic', () => {
+describe('how long a relay run may watch', () => {
   it.each([
-    {
-      name: 'a 5-minute period in a 6-minute timeout watches period + 30 s overlap',
-      period: 300,
-      remaining: 360_000,
-      watch: 330_000,
-    },
-    {
-      name: 'a late start is cut to leave 15 s to flush and checkpoint',
-      period: 300,
-      remaining: 340_000,
-      watch: 325_000,
-    },
-    { name: 'the 15-minute Lambda maximum', period: 840, remaining: 900_000, watch: 870_000 },
-    { name: 'no time left: no watching', period: 300, remaining: 10_000, watch: 0 },
-  ])('$name', ({ period, remaining, watch }) => {
-    expect(relayWatchMillis(period, remaining)).toBe(watch);
+    { name: 'a 6-minute timeout leaves 5 min 45 s', remaining: 360_000, watch: 345_000 },
+    { name: 'the 15-minute Lambda maximum', remaining: 900_000, watch: 885_000 },
+    { name: 'no time left: no watching', remaining: 10_000, watch: 0 },
+  ])('$name', ({ remaining, watch }) => {
+    expect(relayDeadlineMillis(remaining)).toBe(watch);
   });
 });
 
@@ -98,10 +87,11 @@ describe('the relay handler', () => {
     await sim.stop();
   });
 
-  it('watches for the time the schedule leaves, publishes, checkpoints and reports', async () => {
+  it('watches until its deadline, invokes its successor, publishes, checkpoints and reports', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'everynode-relay-run-'));
     const journal = join(dir, 'journal.jsonl');
     const checkpoints = new FileCheckpointStore(join(dir, 'checkpoint.json'));
+    const invoked: Array<{ arn: string; event: unknown }> = [];
     const handler = createRelayHandler({
       relay: {
         kube: createKubePort({
@@ -118,15 +108,22 @@ describe('the relay handler', () => {
       },
       logger: new Logger({ serviceName: 'everynode-relay', logLevel: 'SILENT' }),
       runSeconds: 10,
+      invokeFunction: async (arn, event) => {
+        invoked.push({ arn, event });
+      },
     });
-    // 10 s period + 30 s overlap, cut by a timeout 16.5 s away to 1.5 s of watching.
+    // A timeout 16.5 s away leaves 1.5 s of watching; a 10 s period invokes the successor at once.
+    const arn = 'arn:aws:lambda:eu-west-1:111122223333:function:relay';
     const context = {
       getRemainingTimeInMillis: () => 16_500,
       functionName: 'relay',
+      invokedFunctionArn: arn,
       awsRequestId: 'r-1',
     } as unknown as Context;
     setTimeout(() => sim.nodes.add('joined-1'), 300);
     const report = await handler({}, context);
+    expect(report).toMatchObject({ runId: 'r-1', trigger: 'schedule', outcome: 'deadline' });
+    expect(invoked[0]).toEqual({ arn, event: { everynode: 'relay-successor', predecessor: 'r-1' } });
     expect(report.watchedMillis).toBeGreaterThanOrEqual(1_400);
     expect(report.watchedMillis).toBeLessThan(5_000);
     expect(report.published).toBeGreaterThanOrEqual(2);
