@@ -2,19 +2,21 @@
  * What the local AWS endpoint's services share: the shape of a decoded call, the IAM questions it
  * asks, and errors written in the wire protocol of the service that answers them, so the SDK raises
  * the error AWS would (SQS's JSON protocol with its `x-amzn-query-error` code, the JSON 1.1
- * `__type` of SSM and EventBridge, EC2's XML `<Response><Errors>`).
+ * `__type` of SSM and EventBridge, EC2's XML `<Response><Errors>`, the REST JSON of Lambda with its
+ * `x-amzn-ErrorType` header).
  */
 import { randomUUID } from 'node:crypto';
 import type { AwsPrincipal } from './authorization.ts';
+import type { ReceivedRequest } from './sigv4-verifier.ts';
 
 /** The wire protocol a service answers in. */
-export type AwsProtocol = 'sqs-json' | 'json-1.1' | 'ec2-query';
+export type AwsProtocol = 'sqs-json' | 'json-1.1' | 'ec2-query' | 'rest-json';
 
 /** One SDK call as the gateway decoded it. */
 export interface GatewayCall {
-  /** The operation, e.g. `SendMessage` (from `X-Amz-Target` or the query `Action`). */
+  /** The operation, e.g. `SendMessage` (from `X-Amz-Target`, the query `Action` or a REST route). */
   readonly operation: string;
-  /** The JSON body (JSON protocols) or the form fields (query protocol). */
+  /** The JSON body (JSON protocols), the form fields (query protocol) or what a REST route carries. */
   readonly input: Readonly<Record<string, unknown>>;
   /** The form body as sent (query protocol), for repeated fields (`InstanceId.1`…). */
   readonly form?: URLSearchParams;
@@ -40,9 +42,18 @@ export interface GatewayResponse {
   readonly body: string;
 }
 
+/** What a REST service reads from its request line, headers and body. */
+export interface DecodedRequest {
+  /** The operation the route names, or '' when no route matches. */
+  readonly operation: string;
+  readonly input: Record<string, unknown>;
+}
+
 /** One AWS service behind the gateway. */
 export interface AwsService {
   readonly protocol: AwsProtocol;
+  /** Reads the operation and input of a REST request (`rest-json`), which carry no `X-Amz-Target`. */
+  decode?(request: ReceivedRequest): DecodedRequest;
   /** The operations it answers; any other is UnsupportedOperation. */
   supports(operation: string): boolean;
   /** The IAM questions `call` asks (one per resource it touches). */
@@ -76,6 +87,7 @@ export function authenticationError(
   failure: AuthenticationFailure,
   detail = '',
 ): AwsServiceError {
+  if (protocol === 'rest-json') return restAuthenticationError(failure, detail);
   const json = protocol === 'json-1.1';
   switch (failure) {
     case 'missing':
@@ -102,6 +114,20 @@ export function authenticationError(
   }
 }
 
+/** A REST JSON service's (Lambda's) answer to a failed authentication: JSON codes, status 403. */
+function restAuthenticationError(failure: AuthenticationFailure, detail: string): AwsServiceError {
+  switch (failure) {
+    case 'missing':
+      return new AwsServiceError('MissingAuthenticationTokenException', 'Missing Authentication Token', 403);
+    case 'unknown-key':
+      return new AwsServiceError('UnrecognizedClientException', INVALID_TOKEN, 403);
+    case 'bad-signature':
+      return new AwsServiceError('InvalidSignatureException', SIGNATURE_MISMATCH, 403);
+    case 'expired':
+      return new AwsServiceError('InvalidSignatureException', `Signature expired: ${detail}`, 403);
+  }
+}
+
 /** The error a denied call is answered with, carrying the evaluator's message. */
 export function accessDeniedError(protocol: AwsProtocol, message: string): AwsServiceError {
   switch (protocol) {
@@ -109,6 +135,8 @@ export function accessDeniedError(protocol: AwsProtocol, message: string): AwsSe
       return new AwsServiceError('AccessDenied', message, 403);
     case 'json-1.1':
       return new AwsServiceError('AccessDeniedException', message, 400);
+    case 'rest-json':
+      return new AwsServiceError('AccessDeniedException', message, 403);
     case 'ec2-query':
       return new AwsServiceError(
         'UnauthorizedOperation',
@@ -131,6 +159,9 @@ export function unsupportedOperation(service: string, operation: string): AwsSer
 export function escapeXml(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+/** Lambda errors whose shape names the text `Message` (the others, and undeclared ones, `message`). */
+const CAPITALIZED_MESSAGE = new Set(['ResourceNotFoundException', 'ServiceException']);
 
 /** `error` written as `protocol` writes it. */
 export function errorResponse(protocol: AwsProtocol, error: AwsServiceError): GatewayResponse {
@@ -161,6 +192,19 @@ export function errorResponse(protocol: AwsProtocol, error: AwsServiceError): Ga
           'x-amzn-requestid': requestId,
         },
         body: JSON.stringify({ __type: error.code, message: error.message }),
+      };
+    case 'rest-json':
+      return {
+        status: error.status,
+        headers: {
+          'content-type': 'application/json',
+          'x-amzn-errortype': error.code,
+          'x-amzn-requestid': requestId,
+        },
+        body: JSON.stringify({
+          Type: error.status >= 500 ? 'Service' : 'User',
+          [CAPITALIZED_MESSAGE.has(error.code) ? 'Message' : 'message']: error.message,
+        }),
       };
     case 'ec2-query':
       return {

@@ -1,12 +1,13 @@
 /**
  * The local AWS endpoint of the offline deployment: one HTTPS server on 127.0.0.1 (a CA made at
  * start) that the functions reach through `AWS_ENDPOINT_URL`, answering SQS (forwarded to fauxqs),
- * SSM parameters, EventBridge PutEvents and EC2 DescribeInstances. Every request is authenticated
- * as AWS does (SigV4 recomputed with the secret of the access key it names, the session token of a
- * temporary key checked) and every call authorized by the IAM evaluator over the synthesized
- * template's policies; a denial is answered in the service's own protocol with AWS's wording, so
- * the SDK in the function raises the error it would on AWS. Operations the gateway does not
- * implement answer UnsupportedOperation naming them, so a new call shows up at once.
+ * SSM parameters, EventBridge PutEvents, EC2 DescribeInstances and Lambda's asynchronous Invoke.
+ * Every request is authenticated as AWS does (SigV4 recomputed with the secret of the access key it
+ * names, the session token of a temporary key checked) and every call authorized by the IAM
+ * evaluator over the synthesized template's policies; a denial is answered in the service's own
+ * protocol with AWS's wording, so the SDK in the function raises the error it would on AWS.
+ * Operations the gateway does not implement answer UnsupportedOperation naming them, so a new call
+ * shows up at once.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { generateServingCertificates } from '../../../lib/sim/auth/serving-certificates.ts';
 import { type Authorize, type AwsPrincipal, principalArnOf } from './authorization.ts';
 import { eventsService, type PutEventsHandler } from './aws-gateway-events.ts';
+import { type InvokeFunctionHandler, lambdaService } from './aws-gateway-lambda.ts';
 import {
   type AwsProtocol,
   type AwsService,
@@ -50,6 +52,8 @@ export interface AwsGatewayOptions {
   readonly sqsEndpoint: string;
   /** The bus PutEvents hands accepted entries to; without it PutEvents is UnsupportedOperation. */
   readonly putEvents?: PutEventsHandler;
+  /** Where Lambda Invoke (`Event`) hands invocations; without it Invoke is UnsupportedOperation. */
+  readonly invokeFunction?: InvokeFunctionHandler;
   /** The instances DescribeInstances reports; default none. */
   readonly instances?: () => readonly Ec2Instance[];
   /** The clock of signatures, `aws:CurrentTime` and parameter dates; default the system clock. */
@@ -107,9 +111,10 @@ function keyId(prefix: 'ASIA' | 'AKIA'): string {
 }
 
 /** The service a request is for: its credential scope's, else its shape's. */
-function serviceOf(headers: Readonly<Record<string, string>>): string {
+function serviceOf(headers: Readonly<Record<string, string>>, url: string): string {
   const scoped = parseAuthorization(headers.authorization)?.service;
   if (scoped) return scoped;
+  if (url.startsWith('/2015-03-31/functions/')) return 'lambda';
   const target = headers['x-amz-target'] ?? '';
   if (target.startsWith('AmazonSQS.')) return 'sqs';
   if (target.startsWith('AmazonSSM.')) return 'ssm';
@@ -117,12 +122,14 @@ function serviceOf(headers: Readonly<Record<string, string>>): string {
   return 'ec2';
 }
 
-/** The operation and input of a request in `protocol`. */
+/** The operation and input of a request in `service`'s protocol. */
 function decode(
+  service: AwsService | undefined,
   protocol: AwsProtocol,
-  headers: Readonly<Record<string, string>>,
-  body: Buffer,
+  request: ReceivedRequest,
 ): { operation: string; input: Record<string, unknown>; form?: URLSearchParams } {
+  if (service?.decode) return service.decode(request);
+  const { headers, body } = request;
   if (protocol === 'ec2-query') {
     const form = new URLSearchParams(body.toString('utf8'));
     return { operation: form.get('Action') ?? '', input: Object.fromEntries(form), form };
@@ -185,7 +192,7 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
   ): Promise<GatewayResponse> {
     const service = services[serviceName];
     const { principal, region } = await authenticate(request, protocol);
-    const { operation, input, form } = decode(protocol, request.headers, request.body);
+    const { operation, input, form } = decode(service, protocol, request);
     if (!service?.supports(operation)) {
       throw unsupportedOperation(serviceName, operation || `${request.method} ${request.url}`);
     }
@@ -221,7 +228,7 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
       headers,
       body: await readBody(incoming),
     };
-    const serviceName = serviceOf(headers);
+    const serviceName = serviceOf(headers, request.url);
     const protocol = services[serviceName]?.protocol ?? (headers['x-amz-target'] ? 'json-1.1' : 'ec2-query');
     let answered: GatewayResponse;
     try {
@@ -277,6 +284,7 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
     ssm: ssmService(parameters),
     events: eventsService(stack.account, options.putEvents),
     ec2: ec2Service(stack.account, options.instances ?? (() => [])),
+    lambda: lambdaService(stack, options.invokeFunction),
   };
 
   return {

@@ -47,6 +47,12 @@ export interface OfflineDeploymentOptions {
   readonly timeScale?: number;
   /** Containers the reconcile function may run at once (Lambda would scale to the mapping's limit); default 2. */
   readonly reconcileContainers?: number;
+  /**
+   * Waits before a failed asynchronous invocation is retried; default 1 s then 2 s, Lambda's one
+   * then two minutes shortened so that a test sees the retries. A test of what happens before
+   * Lambda retries (the relay's watchdog after a crash) passes Lambda's own.
+   */
+  readonly asyncRetryDelaysMs?: readonly number[];
 }
 
 /** A running offline deployment. */
@@ -141,6 +147,8 @@ async function deploy(
   let sim: SimCluster | undefined;
   let eventBridge: LocalEventBridge | undefined;
   const customResources: Record<string, Record<string, string>> = {};
+  // The functions start after the gateway (their environment names it): filled once they run.
+  const byArn = new Map<string, LocalLambdaFunction>();
   const gateway = await startAwsGateway({
     template,
     target: { account: ACCOUNT, region: REGION, stackName: app.stackName, customResources },
@@ -148,6 +156,11 @@ async function deploy(
     putEvents: (entries, principal) => {
       if (!eventBridge) throw new Error('the event bus is not up yet');
       return eventBridge.putEvents(entries, principal);
+    },
+    invokeFunction: ({ functionArn, payload }) => {
+      const fn = byArn.get(functionArn);
+      if (!fn) throw new Error(`the harness does not run ${functionArn}`);
+      return fn.invokeAsync(payload);
     },
     instances: () =>
       (sim?.store.list('nodes', {}) ?? []).map((node) => ({
@@ -240,13 +253,13 @@ async function deploy(
       cdkOut: app.outDir,
       env: { ...awsEnv, ...credentialEnv(identities[fn].credentials) },
       sandboxParent: stateDir,
-      asyncRetryDelaysMs: [1_000, 2_000],
+      asyncRetryDelaysMs: options.asyncRetryDelaysMs ?? [1_000, 2_000],
       ...(fn === 'reconcile' ? { maxContainers: options.reconcileContainers ?? 2 } : {}),
     });
     functions[fn] = started;
     stopping.push(() => started.stop());
   }
-  const byArn = new Map(Object.values(functions).map((f) => [f.arn, f]));
+  for (const fn of Object.values(functions)) byArn.set(fn.arn, fn);
 
   const fauxqsClient = new SQSClient({
     endpoint: fauxqs.address,

@@ -75,7 +75,11 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The request as the client signed it: only the headers it lists, the path unescaped, the query split. */
+/**
+ * The request as the client signed it: only the headers it lists, the query split, the path as
+ * received (the signer escapes it once more, as AWS's canonical URI of every service but S3 does:
+ * Lambda's `/functions/arn%3Aaws%3A…` is signed as `arn%253Aaws%253A…`).
+ */
 function signableRequest(request: ReceivedRequest, signedHeaders: readonly string[]): HttpRequest {
   const url = new URL(request.url, 'https://gateway.invalid');
   const query: Record<string, string | string[]> = {};
@@ -90,7 +94,7 @@ function signableRequest(request: ReceivedRequest, signedHeaders: readonly strin
     method: request.method,
     protocol: 'https:',
     hostname: (request.headers.host ?? '').replace(/:\d+$/, ''),
-    path: decodeURIComponent(url.pathname),
+    path: url.pathname,
     query,
     headers,
     body: request.body,
