@@ -25,9 +25,14 @@ export interface Placement {
  *   when no untolerated taint is NoExecute;
  * - PreferNoSchedule taints and `spec.unschedulable` are ignored (daemon pods tolerate cordoned
  *   nodes through the automatic unschedulable toleration, and the controller does not look at the
- *   unschedulable flag at all).
+ *   unschedulable flag at all);
+ * - the node readiness gate keys `gateKeys` are tolerated as the pod would tolerate them.
  */
-export function nodeShouldRunDaemonPod(node: Readonly<V1Node>, ds: Readonly<DaemonSet>): Placement {
+export function nodeShouldRunDaemonPod(
+  node: Readonly<V1Node>,
+  ds: Readonly<DaemonSet>,
+  gateKeys: readonly string[] = [],
+): Placement {
   const nodeName = node.metadata?.name ?? '';
   const template: Partial<V1PodSpec> = ds.spec?.template.spec ?? {};
   if (template.nodeName && template.nodeName !== nodeName)
@@ -36,7 +41,7 @@ export function nodeShouldRunDaemonPod(node: Readonly<V1Node>, ds: Readonly<Daem
   const taints = node.spec?.taints;
   // Most nodes have no taints: nothing to tolerate, so the tolerations need not be worked out.
   if (!taints || taints.length === 0) return { shouldRun: true, shouldContinueRunning: true };
-  const tolerations = daemonPodTolerations(template);
+  const tolerations = daemonPodTolerations(template, gateKeys);
   if (untoleratedTaints(taints, tolerations, ['NoSchedule', 'NoExecute']).length === 0) {
     return { shouldRun: true, shouldContinueRunning: true };
   }

@@ -69,15 +69,19 @@ export function addOrUpdateToleration(
  * The tolerations of the daemon pod built from `podSpec`: the template's own tolerations with each
  * automatic toleration added or, when the template already has the same toleration (same key,
  * effect, operator and value, e.g. a user `not-ready:NoExecute Exists` with tolerationSeconds),
- * replacing it — so daemon pods are never evicted by the taint manager for the automatic taints.
+ * replacing it — so daemon pods are never evicted by the taint manager for the automatic taints;
+ * and a NoSchedule `Exists` toleration of each node readiness gate key in `gateKeys`, so that
+ * everynode's daemon pods land on a node its gates keep from other workloads (node-readiness.ts).
  */
 export function daemonPodTolerations(
   podSpec: Readonly<Pick<V1PodSpec, 'tolerations' | 'hostNetwork'>>,
+  gateKeys: readonly string[] = [],
 ): V1Toleration[] {
   let tolerations: V1Toleration[] = (podSpec.tolerations ?? []).map((t) => ({ ...t }));
   for (const automatic of automaticTolerations(podSpec.hostNetwork === true)) {
     tolerations = addOrUpdateToleration(tolerations, automatic);
   }
+  for (const key of gateKeys) tolerations = addOrUpdateToleration(tolerations, exists(key, 'NoSchedule'));
   return tolerations;
 }
 
