@@ -19,6 +19,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'cold-start': './cold-start.ts',
   'relay-handover': './relay-handover.ts',
   'relay-memory': './relay-memory.ts',
+  'relay-chain': './relay-chain.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);
