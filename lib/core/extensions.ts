@@ -13,7 +13,9 @@
  * | create/delete burst | `spec.burstReplicas` | `everynode.dev/burst-replicas` | 250 (upstream BurstReplicas) |
  *
  * Semantics (OpenKruise Advanced DaemonSet for partition/paused/selector, Deployment for the
- * progress deadline): see RolloutExtensions.
+ * progress deadline): see RolloutExtensions. The node readiness gate is declared the same way
+ * (`spec.nodeReadiness`, or the `everynode.dev/node-readiness*` annotations) and has its own table
+ * in node-readiness.ts.
  */
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import type { DaemonSet } from './daemon-set.ts';

@@ -151,7 +151,7 @@ export function decideNodeGates(
   const byKey = new Map<string, GatingDaemonSet[]>();
   for (const g of gating) byKey.set(g.gate.taintKey, [...(byKey.get(g.gate.taintKey) ?? []), g]);
   const keys = [...byKey.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, gates]) => decideKey(key, gates, node, released, now));
   const applied = keys.filter((k) => k.action !== 'none' && !k.dryRun);
   const condition = conditionOf(keys);

@@ -12,7 +12,7 @@
  * | dry run | `spec.nodeReadiness.dryRun` | `everynode.dev/node-readiness-dry-run` (`"true"`) | false |
  */
 import type { DaemonSet } from './daemon-set.ts';
-import { type FieldViolation, invalid, notSupported } from './field-violation.ts';
+import { type FieldViolation, invalid, notSupported, required } from './field-violation.ts';
 import { qualifiedNameErrors } from './object-names.ts';
 
 /** Annotation carrying the gate's mode on an apps/v1 DaemonSet; its presence declares the gate. */
@@ -144,7 +144,8 @@ export function nodeReadinessViolations(ds: Readonly<DaemonSet>): FieldViolation
   const raw = rawGate(ds);
   if (raw === undefined) return [];
   const violations: FieldViolation[] = [];
-  if (parseMode(raw.mode) === undefined)
+  if (raw.mode === undefined || raw.mode === null) violations.push(required(raw.fields.mode));
+  else if (parseMode(raw.mode) === undefined)
     violations.push(notSupported(raw.fields.mode, raw.mode, nodeReadinessModes));
   if (parseTaintKey(raw.taintKey) === undefined) {
     const messages =

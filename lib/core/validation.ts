@@ -15,6 +15,7 @@ import {
   labelSelectorViolations,
   labelViolations,
 } from './label-selector.ts';
+import { nodeReadinessViolations } from './node-readiness.ts';
 import { dns1123SubdomainErrors } from './object-names.ts';
 import { podTemplateViolations } from './validation-pod-template.ts';
 import { updateStrategyViolations } from './validation-update-strategy.ts';
@@ -27,7 +28,9 @@ export type { FieldViolation, FieldViolationType } from './field-violation.ts';
  * subdomain) and namespace present, labels; selector present, valid, non-empty and matching the
  * template labels; template (containers with unique DNS-1123 names and images, restartPolicy
  * Always, no activeDeadlineSeconds); updateStrategy; minReadySeconds and revisionHistoryLimit ≥ 0;
- * extension fields; on update, an unchanged selector, name and namespace.
+ * extension fields and the node readiness gate (an invalid gate makes the DaemonSet invalid, so it
+ * gets the invalid-spec condition and Warning event and taints no node); on update, an unchanged
+ * selector, name and namespace.
  */
 export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<DaemonSet>): FieldViolation[] {
   const defaulted = defaultDaemonSet(ds);
@@ -35,6 +38,7 @@ export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<Daemon
     ...metadataViolations(defaulted),
     ...specViolations(defaulted),
     ...extensionViolations(defaulted),
+    ...nodeReadinessViolations(defaulted),
     ...(old === undefined ? [] : updateViolations(defaulted, old)),
   ];
 }

@@ -156,7 +156,7 @@ describe('toTable for other kinds', () => {
 
   it('prints everynode DaemonSets from the CRD printer columns', () => {
     const eds = object('DaemonSet', 'agent', {
-      spec: { template: { spec: { nodeSelector: { disk: 'ssd' } } } },
+      spec: { template: { spec: { nodeSelector: { disk: 'ssd' } } }, nodeReadiness: { mode: 'Continuous' } },
       status: {
         desiredNumberScheduled: 2,
         currentNumberScheduled: 2,
@@ -173,6 +173,7 @@ describe('toTable for other kinds', () => {
       null,
       '{"disk":"ssd"}',
       '30s',
+      'Continuous',
     ]);
   });
 });

@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiServer } from '../../../lib/sim/apiserver/api-server.ts';
+import { kubeconfigFor } from '../../../lib/sim/kubeconfig.ts';
 import { everynodeCrdVersion, loadEverynodeCrd } from '../../../lib/sim/schema/crd.ts';
+import { ClusterStore } from '../../../lib/sim/storage/store.ts';
+import { findKubectl } from '../../support/kubectl.ts';
+import { type KubectlResult, kubectlFor, tableRows } from '../../support/kubectl-harness.ts';
 
 type Schema = { properties?: Record<string, Schema>; type?: string; [key: string]: unknown };
 const at = (schema: Schema | undefined, ...path: string[]): Schema | undefined =>
@@ -14,17 +19,18 @@ describe('the everynode CRD manifest', () => {
     expect(crd.spec.names).toMatchObject({ plural: 'daemonsets', kind: 'DaemonSet', shortNames: ['eds'] });
   });
 
-  it('serves and stores v1 with a status subresource and kubectl-get-ds printer columns', () => {
+  it('serves and stores v1 with a status subresource, kubectl-get-ds printer columns and the gate under -o wide', () => {
     const version = everynodeCrdVersion();
     expect(version).toMatchObject({ name: 'v1', served: true, storage: true, subresources: { status: {} } });
-    expect(version.additionalPrinterColumns?.map((c) => [c.name, c.jsonPath])).toEqual([
-      ['Desired', '.status.desiredNumberScheduled'],
-      ['Current', '.status.currentNumberScheduled'],
-      ['Ready', '.status.numberReady'],
-      ['Up-to-date', '.status.updatedNumberScheduled'],
-      ['Available', '.status.numberAvailable'],
-      ['Node Selector', '.spec.template.spec.nodeSelector'],
-      ['Age', '.metadata.creationTimestamp'],
+    expect(version.additionalPrinterColumns?.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
+      ['Desired', '.status.desiredNumberScheduled', 0],
+      ['Current', '.status.currentNumberScheduled', 0],
+      ['Ready', '.status.numberReady', 0],
+      ['Up-to-date', '.status.updatedNumberScheduled', 0],
+      ['Available', '.status.numberAvailable', 0],
+      ['Node Selector', '.spec.template.spec.nodeSelector', 0],
+      ['Age', '.metadata.creationTimestamp', 0],
+      ['Gate', '.spec.nodeReadiness.mode', 1],
     ]);
   });
 
@@ -35,6 +41,12 @@ describe('the everynode CRD manifest', () => {
     [['spec', 'updateStrategy', 'rollingUpdate', 'strict'], 'boolean'],
     [['spec', 'progressDeadlineSeconds'], 'integer'],
     [['spec', 'burstReplicas'], 'integer'],
+    [['spec', 'nodeReadiness'], 'object'],
+    [['spec', 'nodeReadiness', 'mode'], 'string'],
+    [['spec', 'nodeReadiness', 'taintKey'], 'string'],
+    [['spec', 'nodeReadiness', 'timeoutSeconds'], 'integer'],
+    [['spec', 'nodeReadiness', 'dryRun'], 'boolean'],
+    [['spec', 'nodeReadiness', 'effect'], 'string'],
     [['status', 'conditions'], 'array'],
     [['spec', 'selector'], 'object'],
     [['status', 'numberAvailable'], 'integer'],
@@ -51,9 +63,131 @@ describe('the everynode CRD manifest', () => {
     ).toEqual(['matchLabels', 'matchExpressions']);
   });
 
+  it('declares the node readiness gate: a required mode of two values, NoSchedule only, a timeout of at least 1', () => {
+    const schema = everynodeCrdVersion().schema?.openAPIV3Schema as Schema;
+    const gate = at(schema, 'spec', 'nodeReadiness');
+    expect(gate?.required).toEqual(['mode']);
+    expect(at(gate, 'mode')?.enum).toEqual(['BootstrapOnly', 'Continuous']);
+    expect(at(gate, 'effect')?.enum).toEqual(['NoSchedule']);
+    expect(at(gate, 'timeoutSeconds')?.minimum).toBe(1);
+    expect(Object.keys(gate?.properties ?? {}).sort()).toEqual([
+      'dryRun',
+      'effect',
+      'mode',
+      'taintKey',
+      'timeoutSeconds',
+    ]);
+  });
+
   it('returns a fresh copy each time', () => {
     const first = loadEverynodeCrd();
     first.spec.group = 'changed';
     expect(loadEverynodeCrd().spec.group).toBe('everynode.dev');
   });
 });
+
+const kubectlBinary = findKubectl();
+if (!kubectlBinary)
+  console.warn('SKIPPING the kubectl node readiness schema tests: no kubectl found (PATH or layer package)');
+
+/** An everynode.dev/v1 DaemonSet manifest `name` whose spec ends with `gate` (YAML lines under spec). */
+function gatedManifest(name: string, gate: string, apiVersion = 'everynode.dev/v1'): string {
+  return `apiVersion: ${apiVersion}
+kind: DaemonSet
+metadata:
+  name: ${name}
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: main
+        image: busybox
+${gate}`;
+}
+
+describe.skipIf(!kubectlBinary)(
+  'kubectl apply of a node readiness gate against the simulated API server',
+  () => {
+    const store = new ClusterStore();
+    const server = createApiServer(store);
+    let kubectl: (args: readonly string[], stdin?: string) => Promise<KubectlResult>;
+    beforeAll(async () => {
+      kubectl = kubectlFor(kubectlBinary ?? 'kubectl', { kubeconfig: kubeconfigFor(await server.listen()) });
+    });
+    afterAll(() => server.close());
+
+    it('accepts spec.nodeReadiness on an everynode.dev DaemonSet, keeps it, and shows its mode with -o wide only', async () => {
+      const gate = `  nodeReadiness:
+    mode: Continuous
+    taintKey: example.com/agent-not-ready
+    timeoutSeconds: 300
+    dryRun: true
+    effect: NoSchedule
+`;
+      const applied = await kubectl(['apply', '-f', '-'], gatedManifest('gated', gate));
+      expect(applied).toMatchObject({ code: 0, stderr: '' });
+      expect(applied.stdout.trim()).toBe('daemonset.everynode.dev/gated created');
+      const stored = store.get('everynode.dev/daemonsets', 'default', 'gated');
+      expect((stored?.spec as { nodeReadiness?: unknown } | undefined)?.nodeReadiness).toEqual({
+        mode: 'Continuous',
+        taintKey: 'example.com/agent-not-ready',
+        timeoutSeconds: 300,
+        dryRun: true,
+        effect: 'NoSchedule',
+      });
+      const plain = tableRows((await kubectl(['get', 'eds', 'gated'])).stdout);
+      expect(plain[0]).not.toContain('GATE');
+      const wide = tableRows((await kubectl(['get', 'eds', 'gated', '-o', 'wide'])).stdout);
+      expect(wide[0]?.at(-1)).toBe('GATE');
+      expect(wide[1]?.at(-1)).toBe('Continuous');
+    });
+
+    it.each([
+      {
+        name: 'a mode that is not BootstrapOnly or Continuous',
+        gate: '  nodeReadiness: {mode: Sometimes}\n',
+        error:
+          'spec.nodeReadiness.mode: Unsupported value: "Sometimes": supported values: "BootstrapOnly", "Continuous"',
+      },
+      {
+        name: 'a gate without a mode',
+        gate: '  nodeReadiness: {taintKey: example.com/agent-not-ready}\n',
+        error: 'spec.nodeReadiness.mode: Required value',
+      },
+      {
+        name: 'a NoExecute effect',
+        gate: '  nodeReadiness: {mode: BootstrapOnly, effect: NoExecute}\n',
+        error: 'spec.nodeReadiness.effect: Unsupported value: "NoExecute": supported values: "NoSchedule"',
+      },
+    ])('refuses $name as a real API server does, and stores nothing', async ({ gate, error }) => {
+      const refused = await kubectl(['apply', '-f', '-'], gatedManifest('refused', gate));
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(`The DaemonSet "refused" is invalid: ${error}`);
+      expect(store.get('everynode.dev/daemonsets', 'default', 'refused')).toBeUndefined();
+    });
+
+    it('refuses an unknown gate field as strict field validation does', async () => {
+      const refused = await kubectl(
+        ['apply', '-f', '-'],
+        gatedManifest('typo', '  nodeReadiness: {mode: Continuous, taintkey: a/b}\n'),
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('unknown field "spec.nodeReadiness.taintkey"');
+    });
+
+    it('accepts any gate annotation on an apps/v1 DaemonSet: the API server does not know them', async () => {
+      const manifest = gatedManifest('annotated', '', 'apps/v1').replace(
+        '  namespace: default\n',
+        '  namespace: default\n  annotations: {everynode.dev/node-readiness: Sometimes}\n',
+      );
+      const applied = await kubectl(['apply', '-f', '-'], manifest);
+      expect(applied).toMatchObject({ code: 0, stderr: '' });
+      expect(store.get('apps/daemonsets', 'default', 'annotated')).toBeDefined();
+    });
+  },
+);
