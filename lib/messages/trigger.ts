@@ -65,13 +65,28 @@ export const watchEventDetailSchema = z.object({
    */
   changes: z.array(z.string().min(1)).max(16).optional(),
   /**
-   * Nodes, ADDED and MODIFIED: what the relay knew of the node, its pods and the managed DaemonSets
-   * (`node-hints.ts`), passed on to the `node` message; absent when it would not fit.
+   * Pods: the pod's DaemonSet gates its node (a valid node readiness gate) and this event may change
+   * whether the pod counts as available there, so the router also sends the node's `node` step,
+   * which lifts or restores the gate taint at once rather than after a status window
+   * (docs/design.md, 26. Node readiness gates). Absent (older relays, other senders) means false.
+   */
+  gatesNode: z.boolean().optional(),
+  /**
+   * Nodes, ADDED and MODIFIED, and pods that gate their node: what the relay knew of the node, its
+   * pods and the managed DaemonSets (`node-hints.ts`), passed on to the `node` message; absent when
+   * it would not fit.
    */
   hints: nodeHintsSchema.optional(),
   /** Pods of a managed DaemonSet: the relay's hints of the pod's pair, passed on to a `pair` message. */
   pairHints: pairHintsSchema.optional(),
 });
+
+/**
+ * The `changes` of a pod event that can change whether the pod counts as available on its node:
+ * readiness, phase (a terminal one also names `terminal`) and deletion. A gating pod's event with
+ * one of them, or without `changes` (anything may have changed), reaches its node's gate decision.
+ */
+export const NODE_GATE_CHANGES: ReadonlySet<string> = new Set(['ready', 'phase', 'terminal', 'deleting']);
 
 /** The detail of a relayed watch event. */
 export type WatchEventDetail = z.infer<typeof watchEventDetailSchema>;

@@ -8,6 +8,7 @@ import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-nod
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import { nodeReadinessOf } from '../core/node-readiness.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import { toJson } from '../kube/object-codec.ts';
 import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
@@ -40,6 +41,8 @@ export class RelayNodeContext {
   /** The node each pod uid was filed under, to move or drop it. */
   readonly #nodeOfPod = new Map<string, string>();
   readonly #daemonSets = new Map<string, DaemonSet>();
+  /** The uids of the DaemonSets in `#daemonSets` with a valid node readiness gate. */
+  readonly #gating = new Set<string>();
   readonly #revisions = new RelayRevisionHashes();
 
   /** Replaces what is known of `resource` by its listed `objects`. */
@@ -53,6 +56,7 @@ export class RelayNodeContext {
       for (const pod of objects) this.#putPod(pod as V1Pod);
     } else if (resource === 'daemonsets') {
       this.#daemonSets.clear();
+      this.#gating.clear();
       this.#revisions.forget();
       for (const ds of objects) this.#putDaemonSet(ds as DaemonSet);
     } else if (resource === 'controllerrevisions') {
@@ -83,13 +87,34 @@ export class RelayNodeContext {
    * exceed it (the `node` step then reads instead).
    */
   hintsFor(node: Readonly<V1Node>, observedAt: Date): NodeHints | undefined {
-    const name = node.metadata?.name ?? '';
+    return this.#hintsAround(nodeHintOf(node), observedAt);
+  }
+
+  /**
+   * The hints of the node named `name` as the relay's node watch last saw it, at `observedAt` (as
+   * {@link hintsFor}); undefined when the relay does not know the node or the hints would not fit.
+   */
+  nodeHintsFor(name: string, observedAt: Date): NodeHints | undefined {
+    const node = this.#nodes.get(name);
+    return node === undefined ? undefined : this.#hintsAround(node, observedAt);
+  }
+
+  /**
+   * True when `pod` is controlled by a managed DaemonSet with a valid node readiness gate
+   * (`nodeReadinessOf`): its availability decides whether its node's gate taint is lifted.
+   */
+  gatesNode(pod: Readonly<V1Pod>): boolean {
+    const owner = controllerOf(pod)?.uid;
+    return owner !== undefined && this.#gating.has(owner);
+  }
+
+  #hintsAround(node: NodeHint, observedAt: Date): NodeHints | undefined {
     const daemonSets = [...this.#daemonSets.values()];
     const hints = (versions: DaemonSetVersion[]): NodeHints => ({
       observedAt: observedAt.toISOString(),
-      node: nodeHintOf(node),
+      node,
       daemonSets: versions,
-      pods: this.#podsOn(name),
+      pods: this.#podsOn(node.name),
     });
     const whole = hints(daemonSets.map((ds) => ({ ...this.#versionOf(ds), object: objectHintOf(ds) })));
     if (JSON.stringify(whole).length <= MAX_NODE_HINTS_BYTES) return whole;
@@ -137,11 +162,15 @@ export class RelayNodeContext {
 
   #putDaemonSet(ds: Readonly<DaemonSet>): void {
     const { uid, resourceVersion } = identity(ds);
-    if (uid && resourceVersion) this.#daemonSets.set(uid, ds);
+    if (!uid || !resourceVersion) return;
+    this.#daemonSets.set(uid, ds);
+    if (nodeReadinessOf(ds) === undefined) this.#gating.delete(uid);
+    else this.#gating.add(uid);
   }
 
   #dropDaemonSet(uid: string): void {
     this.#daemonSets.delete(uid);
+    this.#gating.delete(uid);
     this.#revisions.forget(uid);
   }
 

@@ -39,14 +39,15 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
 
 /**
  * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
- * the relay's hints, if any: of the node for a node, of the pod's pair for a pod.
+ * the relay's hints, if any: of the node for a node, of the pod's pair for a pod (and of its node
+ * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate.
  */
 export function watchDetailOf<R extends TriggeringResource>(
   resource: R,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],
   managedKind: ManagedKind,
-  hints: { readonly node?: NodeHints; readonly pair?: PairHints } = {},
+  hints: { readonly node?: NodeHints; readonly pair?: PairHints; readonly gatesNode?: boolean } = {},
 ): WatchEventDetail {
   const meta =
     (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
@@ -61,6 +62,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     resourceVersion: event.resourceVersion,
     ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
+    ...(hints.gatesNode === true ? { gatesNode: true } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),
   };

@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { targetNodeName } from '../core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL } from '../core/daemon-set.ts';
 import { GoneError } from '../kube/kube-api-errors.ts';
 import type {
@@ -19,6 +20,7 @@ import type {
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
+import { changesNodeGate } from './relay-gate-changes.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
@@ -47,6 +49,8 @@ export interface RelayStats {
   dropped: number;
   /** Status-only pod changes covered by an earlier trigger of the same window (`StatusCoalescer`). */
   coalesced: number;
+  /** Forwarded pod changes that can change their node's readiness gate (`changesNodeGate`). */
+  gating?: number;
   relists: number;
 }
 
@@ -206,10 +210,18 @@ function handle<R extends WatchedResource>(
   }
   const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
   const at = now(options);
+  const pod = options.resource === 'pods' ? (objectEvent.object as V1Pod) : undefined;
+  const gatesNode =
+    verdict.forward &&
+    pod !== undefined &&
+    changesNodeGate(options.context, objectEvent.type, verdict.changes, pod);
+  // A gating change still takes its window (the router makes the same status refresh of it), but is
+  // never dropped: its node's gate decision must not wait for the window (relay-gate-changes.ts).
   const coalesced =
     verdict.forward &&
-    options.resource === 'pods' &&
-    options.coalescer?.coalesces(objectEvent.type, verdict.changes, objectEvent.object as V1Pod, at) === true;
+    pod !== undefined &&
+    options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
+    !gatesNode;
   if (!verdict.forward || coalesced) {
     if (coalesced) options.stats.coalesced++;
     else options.stats.dropped++;
@@ -217,22 +229,24 @@ function handle<R extends WatchedResource>(
     return event.resourceVersion;
   }
   options.stats.forwarded++;
-  const detail = watchDetailOf(
-    options.resource,
-    objectEvent,
-    verdict.changes,
-    options.managedKind,
-    hintsOf(options, objectEvent, at),
-  );
+  if (gatesNode) options.stats.gating = (options.stats.gating ?? 0) + 1;
+  const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
+    ...hintsOf(options, objectEvent, at, gatesNode),
+    gatesNode,
+  });
   options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
   return event.resourceVersion;
 }
 
-/** The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's. */
+/**
+ * The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's, and for a pod
+ * that gates its node also that node's, for the `node` message the router adds.
+ */
 function hintsOf<R extends WatchedResource>(
   options: Readonly<ResourceWatchOptions<R>>,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   at: Date,
+  gatesNode: boolean,
 ) {
   const context = options.context;
   if (context === undefined) return {};
@@ -241,8 +255,11 @@ function hintsOf<R extends WatchedResource>(
     return node ? { node } : {};
   }
   if (options.resource === 'pods') {
-    const pair = context.pairHintsFor(event.object as V1Pod, at, event.resourceVersion);
-    return pair ? { pair } : {};
+    const pod = event.object as V1Pod;
+    const pair = context.pairHintsFor(pod, at, event.resourceVersion);
+    const nodeName = gatesNode ? targetNodeName(pod) : undefined;
+    const node = nodeName === undefined ? undefined : context.nodeHintsFor(nodeName, at);
+    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}) };
   }
   return {};
 }

@@ -114,7 +114,13 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
   const { identity, plan } = await resumeFor(options);
   const controller = new AbortController();
   // A checkpointed version the cluster has not reached is relisted, as after a 410 Gone.
-  const stats: RelayStats = { forwarded: 0, dropped: 0, coalesced: 0, relists: plan.relisted.length };
+  const stats: RelayStats = {
+    forwarded: 0,
+    dropped: 0,
+    coalesced: 0,
+    gating: 0,
+    relists: plan.relisted.length,
+  };
   let published = 0;
   const publisher = new RelayPublisher({
     bus: options.bus,

@@ -5,13 +5,16 @@
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
  *   `pair` message with the relay's hints (the pod must be replaced or its node made right); every
  *   pod event also schedules a coalesced status refresh (creation, binding, phase and readiness
- *   change the DaemonSet's counts).
+ *   change the DaemonSet's counts). A pod whose DaemonSet gates its node (`gatesNode`) and whose
+ *   readiness, phase or deletion changed (or whose changes are unknown) also sends its node's `node`
+ *   step, with the relay's node hints: the gate taint is lifted or restored there at once
+ *   (docs/design.md, 26. Node readiness gates).
  * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
  *   for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
  */
 import type { MessageCause } from '../messages/message-cause.ts';
-import type { WatchEventDetail } from '../messages/trigger.ts';
+import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import type { RouterDeps } from './router-deps.ts';
 import { type RoutedWork, statusRefresh } from './router-work.ts';
@@ -99,7 +102,27 @@ async function routePod(
       : { ...base, kind: 'daemonset', daemonSet };
     work.push({ to: 'work', message: pair });
   }
+  const gate = nodeGateWork(detail, changes, base);
+  if (gate !== undefined) work.push(gate);
   return { work };
+}
+
+/**
+ * The `node` message of a pod event that can change its node's readiness gate: the pod gates its
+ * node, names it (a pod not yet bound or pinned runs nowhere), and its readiness, phase or
+ * deletion changed — or its changes are unknown, or it was added or deleted. Undefined otherwise.
+ */
+function nodeGateWork(
+  detail: Readonly<WatchEventDetail>,
+  changes: readonly string[] | undefined,
+  base: ReturnType<typeof common>,
+): RoutedWork | undefined {
+  if (detail.gatesNode !== true || !detail.nodeName) return undefined;
+  const relevant =
+    detail.event !== 'MODIFIED' || changes === undefined || changes.some((c) => NODE_GATE_CHANGES.has(c));
+  if (!relevant) return undefined;
+  const hints = detail.hints?.node.name === detail.nodeName ? { hints: detail.hints } : {};
+  return { to: 'work', message: { ...base, kind: 'node', node: { name: detail.nodeName }, ...hints } };
 }
 
 /** A `daemonset` message for every managed DaemonSet in `namespace` (served from the watch cache). */

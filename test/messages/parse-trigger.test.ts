@@ -28,6 +28,17 @@ const podEvent = {
   controller: { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'fluentd', uid: 'uid-ds' },
   nodeName: 'n1',
 };
+const gatingPodEvent = {
+  ...podEvent,
+  changes: ['ready'],
+  gatesNode: true,
+  hints: {
+    observedAt: '2026-01-01T00:00:00Z',
+    node: { name: 'n1', resourceVersion: '5' },
+    daemonSets: [{ uid: 'uid-ds', resourceVersion: '9' }],
+    pods: [{ name: 'fluentd-n1', uid: 'uid-p', resourceVersion: '77', ready: true }],
+  },
+};
 const ec2Detail = { 'instance-id': 'i-0123456789abcdef0', state: 'terminated' };
 
 describe('parseTrigger', () => {
@@ -42,6 +53,12 @@ describe('parseTrigger', () => {
       name: 'a relayed pod watch event with the facets that changed',
       body: anEvent('Kubernetes Watch Event', 'everynode.relay', { ...podEvent, changes: ['ready'] }),
       trigger: { type: 'watch', eventId: 'evt-1', watch: { ...podEvent, changes: ['ready'] } },
+      cause: { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '77' },
+    },
+    {
+      name: 'a relayed pod watch event of a pod that gates its node, with its node hints',
+      body: anEvent('Kubernetes Watch Event', 'everynode.relay', gatingPodEvent),
+      trigger: { type: 'watch', eventId: 'evt-1', watch: gatingPodEvent },
       cause: { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '77' },
     },
     {
@@ -74,6 +91,14 @@ describe('parseTrigger', () => {
     if (result.ok) expect(causeOfTrigger(result.trigger)).toEqual(cause);
   });
 
+  it('reads a watch event from a relay that knows no gates as not gating its node', () => {
+    const result = parseTrigger(
+      JSON.stringify(anEvent('Kubernetes Watch Event', 'everynode.relay', podEvent)),
+    );
+    expect(result).toMatchObject({ ok: true, trigger: { type: 'watch' } });
+    if (result.ok && result.trigger.type === 'watch') expect(result.trigger.watch.gatesNode).toBeUndefined();
+  });
+
   it.each([
     { name: 'not JSON', body: 'nope', reason: /^body is not JSON/ },
     {
@@ -97,6 +122,13 @@ describe('parseTrigger', () => {
       name: 'a watch event of another version',
       body: JSON.stringify(anEvent('Kubernetes Watch Event', 'everynode.relay', { ...podEvent, v: 2 })),
       reason: /^invalid watch event detail: .*v/,
+    },
+    {
+      name: 'a watch event whose gatesNode is not a boolean',
+      body: JSON.stringify(
+        anEvent('Kubernetes Watch Event', 'everynode.relay', { ...podEvent, gatesNode: 'true' }),
+      ),
+      reason: /^invalid watch event detail: .*gatesNode/,
     },
     {
       name: 'an EC2 event without instance id',

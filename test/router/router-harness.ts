@@ -102,7 +102,8 @@ export async function startRouterWorld(): Promise<RouterWorld> {
   };
 }
 
-async function drain(queues: LocalQueues): Promise<ReceivedWork[]> {
+/** Receives and deletes everything on the work queue of `queues`. */
+export async function drain(queues: LocalQueues): Promise<ReceivedWork[]> {
   const received: ReceivedWork[] = [];
   for (;;) {
     const answer = await queues.sqs.send(

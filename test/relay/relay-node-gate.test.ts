@@ -1,0 +1,220 @@
+/**
+ * The event path of node readiness gates against the simulated cluster through the real client:
+ * the relay forwards every readiness change of a gating DaemonSet's pod at once, marked
+ * `gatesNode` and with its node's hints, while the same changes of another DaemonSet's pod are
+ * coalesced into their status window; the router then turns the gating triggers, and only those,
+ * into `node` work for the pod's node on the real FIFO work queue.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
+import { NODE_READINESS_ANNOTATION } from '../../lib/core/node-readiness.ts';
+import { isPodReady } from '../../lib/core/pod-availability.ts';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { silentLogger } from '../../lib/log/structured-logger.ts';
+import type { WatchEventDetail } from '../../lib/messages/trigger.ts';
+import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
+import { Journal, readJournal } from '../../lib/queue/journal.ts';
+import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { sendMessages } from '../../lib/queue/send-messages.ts';
+import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
+import { startRelay } from '../../lib/relay/relay.ts';
+import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
+import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
+import type { RouterDeps } from '../../lib/router/router-deps.ts';
+import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { CountersInMemory, drain } from '../router/router-harness.ts';
+import { aPod } from '../support/builders.ts';
+import { newDaemonSet } from '../support/store-test-helpers.ts';
+
+interface Published {
+  body: string;
+  detailType: string;
+  detail: WatchEventDetail;
+}
+
+async function published(path: string): Promise<Published[]> {
+  const seen: Published[] = [];
+  try {
+    for await (const entry of readJournal(path)) {
+      const e = entry.trigger as { 'detail-type': string; detail: WatchEventDetail };
+      seen.push({ body: JSON.stringify(e), detailType: e['detail-type'], detail: e.detail });
+    }
+  } catch {
+    // No journal yet: nothing published.
+  }
+  return seen;
+}
+
+async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out; last seen: ${JSON.stringify(value).slice(0, 2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('node readiness gates: relay → router against the simulated cluster', () => {
+  let sim: SimCluster;
+  let queues: LocalQueues;
+  let dir: string;
+
+  beforeAll(async () => {
+    // Pods start and turn ready within 0.2 s, so every change of a pod falls in one status window.
+    sim = await startSimCluster({ nodes: 2, timing: { timeScale: 0.1 } });
+    queues = await startLocalQueues({ visibilityTimeoutSeconds: 1 });
+    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-gate-'));
+  });
+  afterAll(async () => {
+    await sim.stop();
+    await queues.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const kube = () =>
+    createKubePort({
+      connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
+      managedKind: 'apps/v1',
+      userAgent: 'everynode/test',
+    });
+
+  function createDaemonSet(name: string, annotations?: Record<string, string>): V1DaemonSet {
+    return sim.store.create(
+      'apps/daemonsets',
+      newDaemonSet(name, annotations ? { annotations } : {}),
+    ) as unknown as V1DaemonSet;
+  }
+
+  function createPodOf(ds: V1DaemonSet, nodeName: string): V1Pod {
+    const pod = aPod(`${ds.metadata?.name}-${nodeName}`, {
+      owner: ds,
+      nodeName,
+      labels: { [DAEMONSET_UID_LABEL]: ds.metadata?.uid ?? '' },
+    });
+    const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = pod.metadata ?? {};
+    const { status: _s, ...creatable } = JSON.parse(JSON.stringify({ ...pod, metadata }));
+    return sim.store.create('pods', creatable) as unknown as V1Pod;
+  }
+
+  const podIsReady = (name: string) => {
+    const pod = sim.store.get('pods', 'default', name) as unknown as V1Pod | undefined;
+    return pod !== undefined && isPodReady(pod);
+  };
+
+  it("forwards a gating pod's readiness changes uncoalesced with gatesNode, and the router sends its node step", async () => {
+    const cni = createDaemonSet('cni', { [NODE_READINESS_ANNOTATION]: 'Continuous' });
+    const logs = createDaemonSet('logs');
+    const journalPath = join(dir, 'journal.jsonl');
+    // A frozen clock: every change falls in the same status window, so coalescing is certain.
+    const frozen = new Date();
+    const relay = await startRelay({
+      kube: kube(),
+      managedKind: 'apps/v1',
+      bus: new LocalEventBus({
+        sqs: queues.sqs,
+        ingressUrl: queues.urls.ingress,
+        journal: new Journal(journalPath),
+      }),
+      checkpoints: new FileCheckpointStore(join(dir, 'checkpoint.json')),
+      logger: silentLogger,
+      clock: () => frozen,
+      checkpointEveryMs: 100,
+    });
+    try {
+      createPodOf(logs, 'worker-1');
+      createPodOf(cni, 'worker-1');
+      await eventually(
+        () => podIsReady('logs-worker-1') && podIsReady('cni-worker-1'),
+        (ready) => ready,
+      );
+      // Pod events come in order on one watch: once the gating pod's removal is published, every
+      // earlier change of both pods has been judged. The delete is graceful: terminating, then gone.
+      sim.store.delete('pods', 'default', 'cni-worker-1');
+      await eventually(
+        () => published(journalPath),
+        (seen) => seen.some((s) => s.detail.name === 'cni-worker-1' && s.detail.event === 'DELETED'),
+      );
+    } finally {
+      await relay.stop();
+    }
+    const seen = (await published(journalPath)).filter((s) => s.detail.kind === 'Pod');
+    const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
+
+    const gating = ofPod('cni-worker-1');
+    // Created not ready: no gate changes. Then running, ready (one update or two, as the kubelet's
+    // timers fall), terminating and gone: each forwarded at once, marked as gating its node.
+    expect(gating[0]).toMatchObject({ event: 'ADDED' });
+    expect(gating[0]?.gatesNode).toBeUndefined();
+    const rest = gating.slice(1);
+    expect(rest.map((d) => [d.event, d.gatesNode])).toEqual(
+      rest.map((d) => [d.event === 'DELETED' ? 'DELETED' : 'MODIFIED', true]),
+    );
+    expect(rest.flatMap((d) => d.changes ?? [])).toEqual(['phase', 'ready', 'deleting']);
+    expect(rest.at(-1)?.event).toBe('DELETED');
+    const turnedReady = rest.find((d) => d.changes?.includes('ready'));
+    expect(turnedReady?.hints?.node.name).toBe('worker-1');
+    // Every everynode pod on the node, as the node step plans from them.
+    expect(
+      turnedReady?.hints?.pods.map((p) => [p.name, p.name === 'cni-worker-1' ? p.ready : 'any']).sort(),
+    ).toEqual([
+      ['cni-worker-1', true],
+      ['logs-worker-1', 'any'],
+    ]);
+    expect(turnedReady?.hints?.daemonSets.map((ds) => ds.uid).sort()).toEqual(
+      [cni.metadata?.uid, logs.metadata?.uid].sort(),
+    );
+    expect(turnedReady?.pairHints?.pods).toMatchObject([{ name: 'cni-worker-1', ready: true }]);
+
+    // The non-gating pod went through the same changes; only its creation was forwarded.
+    expect(podIsReady('logs-worker-1')).toBe(true);
+    expect(ofPod('logs-worker-1').map((d) => [d.event, d.gatesNode === true])).toEqual([['ADDED', false]]);
+    expect(relay.stats.coalesced).toBeGreaterThanOrEqual(1);
+    expect(relay.stats.gating).toBe(rest.length);
+
+    // The router turns exactly the gating triggers into node work, in the node's FIFO group.
+    const counters = new CountersInMemory();
+    const deps: RouterDeps = {
+      kube: kube(),
+      managedKind: 'apps/v1',
+      work: sqsWorkSender(queues.sqs, queues.urls.work),
+      ingress: (messages) => sendMessages(queues.sqs, queues.urls.ingress, messages),
+      logger: new Logger({ serviceName: 'everynode-router', logLevel: 'SILENT' }),
+      counters,
+      clock: () => new Date(),
+    };
+    const recent = new RecentlySent();
+    for (const trigger of seen) await routeIngressMessage(trigger.body, deps, recent);
+    const work = await drain(queues);
+    const nodeWork = work.filter((w) => w.message.kind === 'node');
+    expect(nodeWork.map((w) => [w.groupId, w.message.cause])).toEqual(
+      gating
+        .filter((d) => d.gatesNode)
+        .map((d) => [
+          'node:worker-1',
+          { type: 'watch', event: d.event, kind: 'Pod', resourceVersion: d.resourceVersion },
+        ]),
+    );
+    const readyWork = nodeWork.find(
+      (w) =>
+        w.message.cause.type === 'watch' && w.message.cause.resourceVersion === turnedReady?.resourceVersion,
+    );
+    expect(readyWork?.message).toMatchObject({
+      kind: 'node',
+      node: { name: 'worker-1' },
+      hints: turnedReady?.hints,
+    });
+    // The terminating and the deleted pod need their pair made right too, as without a gate.
+    expect(work.filter((w) => w.message.kind === 'pair').map((w) => w.groupId)).toEqual([
+      'pair:default/cni/worker-1',
+      'pair:default/cni/worker-1',
+    ]);
+  });
+});
