@@ -1,26 +1,28 @@
 /**
  * Lambda's Invoke at the local AWS endpoint through a real LambdaClient, as the relay starts its
  * successor run: signed with a role's session credentials, authorized as `lambda:InvokeFunction` on
- * the function's ARN by the IAM evaluator over the synthesized template (plus, until the stack
- * grants it, a policy letting the relay's role invoke its own function, added the way the stack
- * adds it: an `AWS::IAM::Policy` naming the role in `Roles`). Accepted `Event` invocations reach
- * the harness's hook with the parsed payload; denials, unknown functions and bad signatures raise
- * the errors Lambda's SDK raises. Then the whole path the relay's hand-over takes, on a small
- * hand-made stack: a function hosted in a real container invokes itself through the endpoint with
- * `context.invokedFunctionArn`, and the successor runs once the slot of its reserved concurrency is
- * free.
+ * the function's ARN by the IAM evaluator over the synthesized template (the relay's role may invoke
+ * its own function by a policy of its own). Accepted `Event` invocations reach the harness's hook
+ * with the parsed payload; denials, unknown functions, bad signatures and the 17th link of a
+ * recursive chain to a function whose `RecursiveLoop` is not `Allow` raise the errors Lambda's SDK
+ * raises. Then the whole path the relay's hand-over takes, on a small hand-made stack: a function
+ * hosted in a real container invokes itself through the endpoint with `context.invokedFunctionArn`,
+ * the successor runs once the slot of its reserved concurrency is free, and Lambda's recursive loop
+ * detection stops such a chain after 16 invocations unless the function allows it.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { HttpRequest } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsGateway, IssuedCredentials } from '../support/aws/aws-gateway.ts';
 import { startAwsGateway } from '../support/aws/aws-gateway.ts';
 import type { LambdaInvocation } from '../support/aws/aws-gateway-lambda.ts';
 import type { CfnResource, CfnTemplate } from '../support/aws/deployed-stack.ts';
 import { type LocalLambdaFunction, startLambdaFunction } from '../support/aws/lambda-host.ts';
+import { invocationsOf, lineageKey } from '../support/aws/lambda-trace-header.ts';
 import { synthesizedTemplate, TEST_TARGET } from './deployment-fixtures.ts';
 
 const { account: ACCOUNT, region: REGION } = TEST_TARGET;
@@ -34,27 +36,6 @@ function idOf(template: CfnTemplate, prefix: string, type: string): string {
   return ids[0] as string;
 }
 
-/** Lets the relay's role invoke the relay function, as the stack's own-function policy does. */
-function allowRelayToInvokeItself(template: CfnTemplate): void {
-  template.Resources.TestRelayInvokesItself = {
-    Type: 'AWS::IAM::Policy',
-    Properties: {
-      PolicyName: 'TestRelayInvokesItself',
-      Roles: [{ Ref: idOf(template, 'FunctionsRelayRole', 'AWS::IAM::Role') }],
-      PolicyDocument: {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Action: 'lambda:InvokeFunction',
-            Resource: { 'Fn::GetAtt': [idOf(template, 'FunctionsRelay', 'AWS::Lambda::Function'), 'Arn'] },
-          },
-        ],
-      },
-    },
-  };
-}
-
 describe('Lambda Invoke at the local AWS endpoint', () => {
   let gateway: AwsGateway;
   const invoked: LambdaInvocation[] = [];
@@ -64,7 +45,8 @@ describe('Lambda Invoke at the local AWS endpoint', () => {
     gateway.stack.attribute(idOf(gateway.stack.template, prefix, 'AWS::Lambda::Function'), 'Arn');
   const roleArn = (prefix: string) =>
     gateway.stack.attribute(idOf(gateway.stack.template, prefix, 'AWS::IAM::Role'), 'Arn');
-  const lambdaWith = (credentials: IssuedCredentials) => {
+  /** A client signing with `credentials`; with `traceHeader`, sending it as X-Amzn-Trace-Id. */
+  const lambdaWith = (credentials: IssuedCredentials, traceHeader?: string) => {
     const client = new LambdaClient({
       endpoint: gateway.url,
       region: REGION,
@@ -72,6 +54,15 @@ describe('Lambda Invoke at the local AWS endpoint', () => {
       requestHandler: { httpsAgent: new Agent({ ca: gateway.caPem, keepAlive: true }) },
       maxAttempts: 1,
     });
+    if (traceHeader) {
+      client.middlewareStack.add(
+        (next) => (args) => {
+          if (HttpRequest.isInstance(args.request)) args.request.headers['X-Amzn-Trace-Id'] = traceHeader;
+          return next(args);
+        },
+        { step: 'build' },
+      );
+    }
     clients.push(client);
     return client;
   };
@@ -85,10 +76,8 @@ describe('Lambda Invoke at the local AWS endpoint', () => {
     );
 
   beforeAll(async () => {
-    const template = structuredClone(await synthesizedTemplate());
-    allowRelayToInvokeItself(template);
     gateway = await startAwsGateway({
-      template,
+      template: await synthesizedTemplate(),
       target: TEST_TARGET,
       // No SQS call is made here; the gateway needs a backend to name.
       sqsEndpoint: 'http://127.0.0.1:9',
@@ -247,33 +236,76 @@ describe('Lambda Invoke at the local AWS endpoint', () => {
     expect(invoked).toHaveLength(3);
   });
 
+  it('refuses the 17th invocation of a function by one event, unless its RecursiveLoop is Allow', async () => {
+    const tracer = gateway.registerUser(`arn:aws:iam::${ACCOUNT}:user/tracer`, {
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: '*' }],
+    });
+    const router = functionArn('FunctionsRouter');
+    const relay = functionArn('FunctionsRelay');
+    /** A trace header whose Lineage says how many times the event invoked each function. */
+    const traced = (lineage: string) =>
+      `Root=1-67891233-abcdef012345678912345678;Parent=1234567890abcdef;Sampled=0;Lineage=${lineage}`;
+    const invoke = (FunctionName: string, traceHeader: string) =>
+      lambdaWith(tracer, traceHeader).send(
+        new InvokeCommand({ FunctionName, InvocationType: 'Event', Payload: event({}) }),
+      );
+    const before = invoked.length;
+
+    // The router's RecursiveLoop is unset (Lambda's default, Terminate): its 16th invocation by
+    // the event runs and goes on with the event's trace; the 17th is stopped.
+    const sixteenth = traced(`${lineageKey(relay)}:3|${lineageKey(router)}:15`);
+    expect((await invoke(router, sixteenth)).StatusCode).toBe(202);
+    expect(invoked.at(-1)).toMatchObject({ functionArn: router, traceHeader: sixteenth });
+    for (const lineage of [
+      `${lineageKey(router)}:16`,
+      `1:${lineageKey(router)}:16`,
+      `${lineageKey(router)}:40`,
+    ]) {
+      const stopped = await errorOf(invoke(router, traced(lineage)));
+      expect(stopped?.name).toBe('RecursiveInvocationException');
+      expect(stopped?.$metadata?.httpStatusCode).toBe(400);
+      expect(stopped?.message).toMatch(/recursive loop/);
+    }
+    // Another function's count does not count; the relay, whose template allows recursive loops,
+    // runs whatever its count.
+    expect((await invoke(router, traced(`${lineageKey(relay)}:40`))).StatusCode).toBe(202);
+    expect((await invoke(relay, traced(`${lineageKey(relay)}:40`))).StatusCode).toBe(202);
+    expect(invoked).toHaveLength(before + 3);
+  });
+
   it('met no failure of its own along the way', () => {
     expect(gateway.failures).toEqual([]);
   });
 });
 
-/** A handler that invokes its own ARN with the next hop until hop 2, and tries `event.other` once. */
+/**
+ * A handler that logs its hop and trace header, invokes its own ARN with the next hop until hop
+ * `event.until` (default 2), logging why when Lambda refuses, and tries `event.other` once.
+ */
 const CHAIN_HANDLER = `
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 const lambda = new LambdaClient({});
 const payload = (value) => new TextEncoder().encode(JSON.stringify(value));
 export const handler = async (event, context) => {
-  console.log(JSON.stringify({ hop: event.hop }));
+  console.log(JSON.stringify({ hop: event.hop, trace: process.env._X_AMZN_TRACE_ID }));
   if (event.other) {
     const denied = await lambda
       .send(new InvokeCommand({ FunctionName: event.other, InvocationType: 'Event' }))
       .then(() => 'allowed', (error) => error.name);
     console.log(JSON.stringify({ other: denied }));
   }
-  if (event.hop < 2) {
-    await lambda.send(
-      new InvokeCommand({ FunctionName: context.invokedFunctionArn, InvocationType: 'Event', Payload: payload({ hop: event.hop + 1 }) }),
-    );
+  if (event.hop < (event.until ?? 2)) {
+    const next = { hop: event.hop + 1, until: event.until };
+    const refused = await lambda
+      .send(new InvokeCommand({ FunctionName: context.invokedFunctionArn, InvocationType: 'Event', Payload: payload(next) }))
+      .then(() => undefined, (error) => error.name);
+    if (refused) console.log(JSON.stringify({ hop: event.hop, refused }));
   }
   return event.hop;
 };`;
 
-function chainFunction(): CfnResource {
+function chainFunction(recursiveLoop?: 'Allow' | 'Terminate'): CfnResource {
   return {
     Type: 'AWS::Lambda::Function',
     Properties: {
@@ -282,12 +314,16 @@ function chainFunction(): CfnResource {
       Timeout: 10,
       ReservedConcurrentExecutions: 1,
       Role: { 'Fn::GetAtt': ['ChainRole', 'Arn'] },
+      ...(recursiveLoop ? { RecursiveLoop: recursiveLoop } : {}),
     },
     Metadata: { 'aws:asset:path': 'asset.chain' },
   };
 }
 
-/** One role for both functions; a separate policy lets it invoke `Chain` only. */
+/**
+ * One role for the three functions; a separate policy lets it invoke `Chain` (recursive loops
+ * left to Lambda's default, Terminate) and `Loop` (RecursiveLoop Allow), not `Other`.
+ */
 const chainTemplate: CfnTemplate = {
   Resources: {
     ChainRole: {
@@ -302,6 +338,7 @@ const chainTemplate: CfnTemplate = {
       },
     },
     Chain: chainFunction(),
+    Loop: chainFunction('Allow'),
     Other: chainFunction(),
     ChainInvokesItself: {
       Type: 'AWS::IAM::Policy',
@@ -314,7 +351,7 @@ const chainTemplate: CfnTemplate = {
             {
               Effect: 'Allow',
               Action: 'lambda:InvokeFunction',
-              Resource: { 'Fn::GetAtt': ['Chain', 'Arn'] },
+              Resource: [{ 'Fn::GetAtt': ['Chain', 'Arn'] }, { 'Fn::GetAtt': ['Loop', 'Arn'] }],
             },
           ],
         },
@@ -323,11 +360,45 @@ const chainTemplate: CfnTemplate = {
   },
 };
 
+/** One line the chain handler logged. */
+interface ChainEntry {
+  readonly hop?: number;
+  readonly trace?: string;
+  readonly other?: string;
+  readonly refused?: string;
+}
+
+/** The lines `fn`'s handler logged (from its `from`th log line on), parsed. */
+function entriesOf(fn: LocalLambdaFunction, from = 0): ChainEntry[] {
+  return fn.logs
+    .slice(from)
+    .map((l) => l.line.split('\t').pop() ?? '')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as ChainEntry);
+}
+
+/** The trace root of a trace header. */
+const rootOf = (trace: string | undefined) => /Root=([^;]+)/.exec(trace ?? '')?.[1];
+
 describe('a hosted function invoking itself through the local AWS endpoint', () => {
   let dir: string;
   let gateway: AwsGateway;
   let chain: LocalLambdaFunction;
+  let loop: LocalLambdaFunction;
   const byArn = new Map<string, LocalLambdaFunction>();
+
+  /** Resolves once `fn` logged an entry `done` accepts and ran everything it queued. */
+  async function runUntil(
+    fn: LocalLambdaFunction,
+    done: (entry: ChainEntry) => boolean,
+  ): Promise<ChainEntry[]> {
+    const deadline = Date.now() + 30_000;
+    while (!entriesOf(fn).some(done) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await fn.idle();
+    return entriesOf(fn);
+  }
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'aws-gateway-lambda-'));
@@ -337,35 +408,41 @@ describe('a hosted function invoking itself through the local AWS endpoint', () 
       template: chainTemplate,
       target: TEST_TARGET,
       sqsEndpoint: 'http://127.0.0.1:9',
-      invokeFunction: ({ functionArn, payload }) => {
+      invokeFunction: ({ functionArn, payload, traceHeader }) => {
         const fn = byArn.get(functionArn);
         if (!fn) throw new Error(`the test does not run ${functionArn}`);
-        return fn.invokeAsync(payload);
+        return fn.invokeAsync(payload, { traceHeader });
       },
     });
     await writeFile(join(dir, 'ca.pem'), gateway.caPem);
     const roleArn = gateway.stack.attribute('ChainRole', 'Arn');
-    const credentials = gateway.issueRoleCredentials(roleArn, gateway.stack.ref('Chain'));
-    chain = await startLambdaFunction({
-      stack: gateway.stack,
-      logicalId: 'Chain',
-      cdkOut: dir,
-      sandboxParent: dir,
-      asyncRetryDelaysMs: [],
-      env: {
-        AWS_ENDPOINT_URL: gateway.url,
-        NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-        AWS_SESSION_TOKEN: credentials.sessionToken ?? '',
-      },
-    });
-    byArn.set(chain.arn, chain);
+    const host = async (logicalId: string) => {
+      const credentials = gateway.issueRoleCredentials(roleArn, gateway.stack.ref(logicalId));
+      const fn = await startLambdaFunction({
+        stack: gateway.stack,
+        logicalId,
+        cdkOut: dir,
+        sandboxParent: dir,
+        asyncRetryDelaysMs: [],
+        env: {
+          AWS_ENDPOINT_URL: gateway.url,
+          NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+          AWS_SESSION_TOKEN: credentials.sessionToken ?? '',
+        },
+      });
+      byArn.set(fn.arn, fn);
+      return fn;
+    };
+    chain = await host('Chain');
+    loop = await host('Loop');
   });
 
   afterAll(async () => {
     await chain?.stop();
+    await loop?.stop();
     await gateway?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -373,18 +450,17 @@ describe('a hosted function invoking itself through the local AWS endpoint', () 
   it('runs each successor it invokes with its own ARN, one at a time, and is denied the other function', async () => {
     const other = gateway.stack.attribute('Other', 'Arn');
     await chain.invokeAsync({ hop: 0, other });
-    const deadline = Date.now() + 30_000;
-    const lines = () => chain.logs.map((l) => l.line.split('\t').pop() ?? '');
-    while (!lines().includes('{"hop":2}') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await chain.idle();
-    expect(lines().filter((line) => line.startsWith('{'))).toEqual([
-      '{"hop":0}',
-      '{"other":"AccessDeniedException"}',
-      '{"hop":1}',
-      '{"hop":2}',
+    const entries = await runUntil(chain, (e) => e.hop === 2);
+    expect(entries.map(({ trace: _, ...entry }) => entry)).toEqual([
+      { hop: 0 },
+      { other: 'AccessDeniedException' },
+      { hop: 1 },
+      { hop: 2 },
     ]);
+    // Each hop ran with the trace of the call that invoked it: one root, one more invocation each.
+    const traces = entries.flatMap((e) => (e.trace ? [e.trace] : []));
+    expect(traces.map((trace) => invocationsOf(trace, chain.arn))).toEqual([1, 2, 3]);
+    expect(new Set(traces.map(rootOf)).size).toBe(1);
     expect(chain.stats).toMatchObject({
       invocations: 3,
       errors: 0,
@@ -396,6 +472,22 @@ describe('a hosted function invoking itself through the local AWS endpoint', () 
       ['lambda:InvokeFunction', chain.arn, true],
       ['lambda:InvokeFunction', chain.arn, true],
     ]);
+    expect(gateway.failures).toEqual([]);
+  }, 40_000);
+
+  it('is stopped after 16 invocations by one event, unless its RecursiveLoop is Allow', async () => {
+    const from = chain.logs.length;
+    await chain.invokeAsync({ hop: 0, until: 30 });
+    await runUntil(chain, (e) => e.refused !== undefined);
+    const stopped = entriesOf(chain, from);
+    expect(stopped.filter((e) => e.trace).map((e) => e.hop)).toEqual([...Array(16).keys()]);
+    expect(stopped.at(-1)).toEqual({ hop: 15, refused: 'RecursiveInvocationException' });
+
+    await loop.invokeAsync({ hop: 0, until: 20 });
+    const allowed = await runUntil(loop, (e) => e.hop === 20);
+    expect(allowed.map((e) => e.hop)).toEqual([...Array(21).keys()]);
+    expect(allowed.some((e) => e.refused)).toBe(false);
+    expect(invocationsOf(allowed.at(-1)?.trace, loop.arn)).toBe(21);
     expect(gateway.failures).toEqual([]);
   }, 40_000);
 });

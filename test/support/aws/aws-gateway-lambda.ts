@@ -11,6 +11,11 @@
  * - `Event` hands the parsed payload to the harness (`invokeFunction`, which queues it on the hosted
  *   function like Lambda's asynchronous queue) and answers 202 with an empty body; a payload that is
  *   not JSON is an InvalidRequestContentException, one over 1 MB a 413 RequestTooLargeException;
+ * - recursive loop detection: the caller's `X-Amzn-Trace-Id` (which the SDK copies from the calling
+ *   invocation's `_X_AMZN_TRACE_ID`) goes on with the invocation; when its `Lineage` says the event
+ *   has invoked the function 16 times already, the call is refused with RecursiveInvocationException
+ *   unless the function's `RecursiveLoop` is `Allow` (lambda-trace-header.ts). Lambda may instead
+ *   accept such an `Event` invocation and drop it later; either way the 17th link never runs;
  * - `DryRun` answers 204 once authorized, invoking nothing;
  * - `RequestResponse` (the SDK's default) is refused as an UnsupportedOperation: a synchronous
  *   invocation would have to answer 429 when the function's concurrency is used up, and the hosted
@@ -25,6 +30,7 @@ import {
   type GatewayResponse,
 } from './aws-gateway-protocol.ts';
 import type { DeployedStack } from './deployed-stack.ts';
+import { invocationsOf, RECURSIVE_INVOCATION_LIMIT } from './lambda-trace-header.ts';
 import type { ReceivedRequest } from './sigv4-verifier.ts';
 
 /** One asynchronous invocation the gateway accepted. */
@@ -35,6 +41,8 @@ export interface LambdaInvocation {
   readonly payload: unknown;
   /** Who invoked it. */
   readonly principal: AwsPrincipal;
+  /** The call's `X-Amzn-Trace-Id`, whose trace and lineage the invocation continues. */
+  readonly traceHeader?: string;
 }
 
 /**
@@ -134,8 +142,14 @@ export function lambdaService(
   stack: DeployedStack,
   invokeFunction: InvokeFunctionHandler | undefined,
 ): AwsService {
-  const deployed = new Set(
-    stack.resourcesOfType('AWS::Lambda::Function').map(([logicalId]) => stack.attribute(logicalId, 'Arn')),
+  // Each function's ARN and its recursive loop setting (Lambda's default is Terminate).
+  const recursiveLoops = new Map(
+    stack
+      .resourcesOfType('AWS::Lambda::Function')
+      .map(([logicalId, resource]) => [
+        stack.attribute(logicalId, 'Arn'),
+        stack.resolve<string | undefined>(resource.Properties?.RecursiveLoop) ?? 'Terminate',
+      ]),
   );
   return {
     protocol: 'rest-json',
@@ -148,7 +162,7 @@ export function lambdaService(
     async handle(call): Promise<GatewayResponse> {
       if (!invokeFunction) throw new Error('no Invoke handler');
       const target = targetOf(call.input, call.region, stack.account);
-      if (!deployed.has(target.functionArn) || (target.qualifier ?? '$LATEST') !== '$LATEST') {
+      if (!recursiveLoops.has(target.functionArn) || (target.qualifier ?? '$LATEST') !== '$LATEST') {
         throw new AwsServiceError(
           'ResourceNotFoundException',
           `Function not found: ${qualifiedArn(target)}`,
@@ -172,10 +186,21 @@ export function lambdaService(
         return { status: 204, headers: { 'x-amzn-requestid': randomUUID() }, body: '' };
       }
       const payload = eventOf(call.input.Payload);
+      const traceHeader = call.headers['x-amzn-trace-id'];
+      if (
+        recursiveLoops.get(target.functionArn) !== 'Allow' &&
+        invocationsOf(traceHeader, target.functionArn) >= RECURSIVE_INVOCATION_LIMIT
+      ) {
+        throw new AwsServiceError(
+          'RecursiveInvocationException',
+          "Lambda has detected your function being invoked in a recursive loop with other AWS resources and stopped your function's invocation.",
+        );
+      }
       const { requestId } = await invokeFunction({
         functionArn: target.functionArn,
         payload,
         principal: call.principal,
+        ...(traceHeader ? { traceHeader } : {}),
       });
       return { status: 202, headers: { 'x-amzn-requestid': requestId }, body: '' };
     },

@@ -161,7 +161,11 @@ export function escapeXml(text: string): string {
 }
 
 /** Lambda errors whose shape names the text `Message` (the others, and undeclared ones, `message`). */
-const CAPITALIZED_MESSAGE = new Set(['ResourceNotFoundException', 'ServiceException']);
+const CAPITALIZED_MESSAGE = new Set([
+  'RecursiveInvocationException',
+  'ResourceNotFoundException',
+  'ServiceException',
+]);
 
 /** `error` written as `protocol` writes it. */
 export function errorResponse(protocol: AwsProtocol, error: AwsServiceError): GatewayResponse {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ContainerOutcome, type FunctionErrorPayload, LambdaContainer } from './lambda-container.ts';
 import type { LambdaTaskRoot } from './lambda-task-root.ts';
+import { invocationTraceHeader } from './lambda-trace-header.ts';
 
 /** A function error: what Lambda answers with `X-Amz-Function-Error`. */
 export class FunctionError extends Error {
@@ -39,6 +40,15 @@ export type InvocationOutcome =
   | { readonly ok: true; readonly requestId: string; readonly result: unknown }
   | { readonly ok: false; readonly requestId: string; readonly error: FunctionError };
 
+/** What caused an invocation, as far as Lambda tracks it. */
+export interface InvocationCause {
+  /**
+   * The `X-Amzn-Trace-Id` of the call that invoked the function (a Lambda Invoke from another
+   * invocation): the invocation continues its trace and lineage (lambda-trace-header.ts).
+   */
+  readonly traceHeader?: string | undefined;
+}
+
 /** One line a container wrote. */
 export interface LambdaLogLine {
   readonly functionName: string;
@@ -61,11 +71,19 @@ export interface LocalLambdaFunction {
   /** Every line the containers wrote, oldest first (the last 10 000). */
   readonly logs: readonly LambdaLogLine[];
   readonly stats: LambdaStats;
-  invoke(event: unknown): Promise<InvocationOutcome>;
-  /** Queues `event` (resolves at once with its request id). */
-  invokeAsync(event: unknown): Promise<{ requestId: string }>;
+  /** Runs `event`; the handler sees the invocation's trace header in `_X_AMZN_TRACE_ID`. */
+  invoke(event: unknown, cause?: InvocationCause): Promise<InvocationOutcome>;
+  /** Queues `event` (resolves at once with its request id); retries keep its id and trace. */
+  invokeAsync(event: unknown, cause?: InvocationCause): Promise<{ requestId: string }>;
   /** Resolves when no invocation runs or waits (retries not yet due aside). */
   idle(): Promise<void>;
+  /**
+   * Kills every container's process group at once, as a crash of their execution environments (out
+   * of memory, a runtime fault): the invocations they ran end with `Runtime.ExitError` (an
+   * asynchronous one is then retried), the next invocation starts a new container. Answers how many
+   * containers were alive.
+   */
+  crash(): number;
   /** Kills every container's process group and removes the sandbox. */
   stop(): Promise<void>;
 }
@@ -167,12 +185,12 @@ export class LocalFunction implements LocalLambdaFunction {
     } = identity);
   }
 
-  invoke(event: unknown): Promise<InvocationOutcome> {
-    return this.invokeAs(randomUUID(), event);
+  invoke(event: unknown, cause: InvocationCause = {}): Promise<InvocationOutcome> {
+    return this.invokeAs(randomUUID(), event, invocationTraceHeader(cause.traceHeader, this.arn));
   }
 
-  /** One invocation under `requestId` (an asynchronous one keeps its id across retries). */
-  private async invokeAs(requestId: string, event: unknown): Promise<InvocationOutcome> {
+  /** One invocation under `requestId` (an asynchronous one keeps its id and trace across retries). */
+  private async invokeAs(requestId: string, event: unknown, traceId: string): Promise<InvocationOutcome> {
     this.queued++;
     try {
       await this.acquire();
@@ -182,7 +200,7 @@ export class LocalFunction implements LocalLambdaFunction {
     this.stats.invocations++;
     this.stats.peakConcurrency = Math.max(this.stats.peakConcurrency, this.active);
     try {
-      const outcome = await this.run(requestId, event);
+      const outcome = await this.run(requestId, event, traceId);
       if (!outcome.ok) this.stats.errors++;
       return outcome;
     } finally {
@@ -190,12 +208,13 @@ export class LocalFunction implements LocalLambdaFunction {
     }
   }
 
-  async invokeAsync(event: unknown): Promise<{ requestId: string }> {
+  async invokeAsync(event: unknown, cause: InvocationCause = {}): Promise<{ requestId: string }> {
     if (this.stopped) throw new LambdaStoppedError(`${this.name} is stopped`);
     const requestId = randomUUID();
+    const traceId = invocationTraceHeader(cause.traceHeader, this.arn);
     const delays = this.options.asyncRetryDelaysMs ?? [60_000, 120_000];
     const attempt = (retry: number): void => {
-      void this.invokeAs(requestId, event).then(
+      void this.invokeAs(requestId, event, traceId).then(
         (outcome) => {
           if (outcome.ok) return;
           this.stats.asyncFailures++;
@@ -218,6 +237,12 @@ export class LocalFunction implements LocalLambdaFunction {
   idle(): Promise<void> {
     if (this.active === 0 && this.queued === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  crash(): number {
+    const alive = [...this.containers].filter((container) => container.alive);
+    for (const container of alive) container.kill();
+    return alive.length;
   }
 
   async stop(): Promise<void> {
@@ -249,7 +274,7 @@ export class LocalFunction implements LocalLambdaFunction {
     if (this.active === 0 && this.queued === 0) for (const done of this.idleWaiters.splice(0)) done();
   }
 
-  private async run(requestId: string, event: unknown): Promise<InvocationOutcome> {
+  private async run(requestId: string, event: unknown, traceId: string): Promise<InvocationOutcome> {
     let container = this.warm.pop();
     while (container && !container.alive) {
       this.containers.delete(container);
@@ -261,7 +286,7 @@ export class LocalFunction implements LocalLambdaFunction {
     const deadline = Date.now() + this.timeoutSeconds * 1000;
     const outcome = await container.invoke(
       requestId,
-      { event, deadline, invokedFunctionArn: this.arn },
+      { event, deadline, invokedFunctionArn: this.arn, traceId },
       this.timeoutSeconds * 1000,
     );
     if (outcome.kind === 'result') {

@@ -25,6 +25,7 @@ import { type LambdaTaskRoot, layOutTaskRoot } from './lambda-task-root.ts';
 
 export {
   FunctionError,
+  type InvocationCause,
   type InvocationOutcome,
   type LambdaLogLine,
   type LambdaStats,

@@ -5,7 +5,8 @@
 // error's name). Then serves invocations sent over IPC, one at a time, with the Lambda context, and
 // answers each with the JSON result or the error. console.* is rewritten as the runtime does: one
 // JSON line per call when AWS_LAMBDA_LOG_FORMAT is JSON, else `time\trequestId\tLEVEL\tmessage`.
-// After each invocation a marker line (\u001e<requestId>) goes to stdout and stderr so that the host
+// Each invocation's X-Ray trace header is `_X_AMZN_TRACE_ID` while it runs, as the runtime sets it
+// (the SDK copies it into the X-Amzn-Trace-Id of every call). After each invocation a marker line (\u001e<requestId>) goes to stdout and stderr so that the host
 // hands the invocation's log lines out before its result.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -138,6 +139,8 @@ try {
 process.on('message', async (message) => {
   if (message?.type !== 'invoke' || !handler) return;
   currentRequestId = message.requestId;
+  if (message.traceId) process.env._X_AMZN_TRACE_ID = message.traceId;
+  else delete process.env._X_AMZN_TRACE_ID;
   let reply;
   try {
     const result = await run(handler, message.event, contextOf(message));

@@ -157,10 +157,10 @@ async function deploy(
       if (!eventBridge) throw new Error('the event bus is not up yet');
       return eventBridge.putEvents(entries, principal);
     },
-    invokeFunction: ({ functionArn, payload }) => {
+    invokeFunction: ({ functionArn, payload, traceHeader }) => {
       const fn = byArn.get(functionArn);
       if (!fn) throw new Error(`the harness does not run ${functionArn}`);
-      return fn.invokeAsync(payload);
+      return fn.invokeAsync(payload, { traceHeader });
     },
     instances: () =>
       (sim?.store.list('nodes', {}) ?? []).map((node) => ({
