@@ -8,6 +8,7 @@ import type { KubeConnection } from './kube-connection.ts';
 import type { KubePort, WatchEvent, WatchedObjects, WatchedResource, WatchOptions } from './kube-port.ts';
 import { type WatchRequest, watchEvents } from './kube-watch.ts';
 import { DEFAULT_MANAGED_KIND, type ManagedKind, managedResourceOf } from './managed-kind.ts';
+import { nodeOperations } from './node-operations.ts';
 import type { ModelName } from './object-codec.ts';
 import { podOperations } from './pod-operations.ts';
 import { RequestBudget } from './request-budget.ts';
@@ -92,6 +93,7 @@ export function createKubePort(options: Readonly<KubePortOptions>): KubePort {
     managedKind,
     ...daemonSetOperations(configuration, managedKind),
     ...podOperations(configuration),
+    ...nodeOperations(configuration),
     ...revisionOperations(configuration),
     ...clusterIdentityOperations(configuration, options.connection),
     watch<R extends WatchedResource>(resource: R, watchOptions: WatchOptions) {

@@ -7,8 +7,10 @@ import type {
   CoreV1Event,
   V1ControllerRevision,
   V1Node,
+  V1NodeCondition,
   V1OwnerReference,
   V1Pod,
+  V1Taint,
 } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import type { ManagedKind } from './managed-kind.ts';
@@ -142,6 +144,22 @@ export interface KubePort {
   getNode(name: string, options?: ReadOptions): Promise<V1Node | undefined>;
   /** Nodes. */
   listNodes(options?: ListOptions): Promise<ListResult<V1Node>>;
+  /**
+   * Writes a node readiness gate in one request: the node's whole new taint list (others' taints
+   * included) and `annotations` set beside it, only if the node is still at `resourceVersion`
+   * (ConflictError when it changed: read it again and decide again). Returns the node as stored.
+   */
+  patchNodeGate(
+    name: string,
+    resourceVersion: string,
+    taints: readonly V1Taint[],
+    annotations?: Readonly<Record<string, string>>,
+  ): Promise<V1Node>;
+  /**
+   * Sets one condition of the node through `nodes/status`, merged by its type: the other
+   * conditions (the kubelet's) are left as they are. Returns the node as stored.
+   */
+  patchNodeCondition(name: string, condition: Readonly<V1NodeCondition>): Promise<V1Node>;
 
   /** Pods in `namespace` (all namespaces when absent). */
   listPods(options?: ListOptions & { readonly namespace?: string }): Promise<ListResult<V1Pod>>;

@@ -71,14 +71,23 @@ function routerRules(group: string): FunctionRule[] {
   ];
 }
 
-/** The reconciler: reads its inputs, writes daemon pods, Events, status and revision history. */
+/**
+ * The reconciler: reads its inputs, writes daemon pods, Events, status and revision history, and
+ * the node readiness gates (taints, marker, condition) of nodes.
+ */
 function reconcileRules(group: string): FunctionRule[] {
   return [
     {
-      why: 'reconcile-node.ts and pair-reader.ts read a node (getNode); reconcile-daemon-set.ts lists nodes for placement.',
+      why: 'reconcile-node.ts and pair-reader.ts read a node (getNode); reconcile-daemon-set.ts lists nodes for placement; node-gates.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
       apiGroups: [''],
       resources: ['nodes'],
-      verbs: ['get', 'list'],
+      verbs: ['get', 'list', 'patch'],
+    },
+    {
+      why: "node-gates.ts sets the everynode.dev/DaemonSetsReady node condition through the status subresource, a strategic merge patch by condition type that leaves the kubelet's conditions alone (patchNodeCondition).",
+      apiGroups: [''],
+      resources: ['nodes/status'],
+      verbs: ['patch'],
     },
     {
       why: 'Daemon pods: listed by selector and node (reconcile-daemon-set.ts, claim-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).',

@@ -9,13 +9,13 @@ import type { Action } from '../core/action.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { rolloutExtensionsOf } from '../core/extensions.ts';
 import type { NodeView } from '../core/node-view.ts';
-import { planPair } from '../core/pair-plan.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
 import type { MessageCause } from '../messages/message-cause.ts';
 import { nodeHintOf, type PairHints, podHintOf } from '../messages/pair-hints.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import type { OutgoingWork } from '../queue/work-senders.ts';
 import { pairKey } from './expectations.ts';
+import { planGatedPair } from './gate-placement.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 
 /** A pair that needs work, with what its plan would do. */
@@ -39,6 +39,8 @@ export interface FanOutResult {
 export interface FanOutState {
   readonly ds: Readonly<DaemonSet>;
   readonly views: readonly NodeView[];
+  /** The node readiness gate keys the DaemonSet's pods tolerate (gate-placement.ts). */
+  readonly gateKeys: readonly string[];
   readonly currentHash: string;
   readonly now: Date;
   readonly cause: MessageCause;
@@ -111,7 +113,8 @@ function candidatesOf(deps: ReconcileDeps, state: Readonly<FanOutState>): Candid
   const { ds, currentHash, now } = state;
   return state.views.flatMap((view) => {
     if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return [];
-    const actions = planPair({ ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name });
+    const pair = { ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name };
+    const actions = planGatedPair(pair, state.gateKeys);
     const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
     deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
     if (memoryKey === undefined) return [];

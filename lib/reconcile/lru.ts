@@ -22,6 +22,11 @@ export class Lru<V> {
     return value;
   }
 
+  /** The values, least recently used first (reading them does not make them recently used). */
+  values(): V[] {
+    return [...this.#entries.values()];
+  }
+
   /** Forgets `key`. */
   delete(key: string): void {
     this.#entries.delete(key);

@@ -37,6 +37,8 @@ export class ObjectCache {
   readonly #hashes = new Lru<string>(1024);
   readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
   readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
+  /** The latest copy of each DaemonSet read, by uid: what the node readiness gate keys are known from. */
+  readonly #latestDaemonSets = new Lru<Recent<DaemonSet>>(1024);
 
   /** The DaemonSet `uid` as it was at `resourceVersion` (or as read in answer to that version), if cached. */
   daemonSet(uid: string, resourceVersion: string): DaemonSet | undefined {
@@ -60,6 +62,22 @@ export class ObjectCache {
     const entry = { value: structuredClone(ds) as DaemonSet, at: readAt };
     this.#daemonSets.set(`${uid}@${ds.metadata?.resourceVersion ?? ''}`, entry);
     if (askedFor !== undefined) this.#daemonSets.set(`${uid}@${askedFor}`, entry);
+    this.#putLatest(uid, entry);
+  }
+
+  /**
+   * The latest copy of every DaemonSet this process has read and not learnt to be gone: the pair
+   * and DaemonSet steps, which read one DaemonSet, take from it the node readiness gate keys their
+   * pods tolerate (a missing one only delays a pod on a gated node until the node step, which lists
+   * every DaemonSet).
+   */
+  knownDaemonSets(): DaemonSet[] {
+    return this.#latestDaemonSets.values().map((entry) => entry.value);
+  }
+
+  #putLatest(uid: string, entry: Recent<DaemonSet>): void {
+    const latest = this.#latestDaemonSets.get(uid);
+    if (latest === undefined || latest.at <= entry.at) this.#latestDaemonSets.set(uid, entry);
   }
 
   /**
@@ -70,6 +88,7 @@ export class ObjectCache {
   forgetDaemonSet(uid: string): void {
     this.#gone.set(uid, true);
     this.#recentDaemonSets.delete(uid);
+    this.#latestDaemonSets.delete(uid);
   }
 
   /** True when this process learnt that the DaemonSet `uid` is gone or being deleted. */
@@ -85,11 +104,11 @@ export class ObjectCache {
 
   /** Remembers a fresh read of `ds` made at `nowMs`. */
   putRecentDaemonSet(ds: Readonly<DaemonSet>, nowMs: number): void {
-    if (this.#gone.get(ds.metadata?.uid ?? '')) return;
-    this.#recentDaemonSets.set(ds.metadata?.uid ?? '', {
-      value: structuredClone(ds) as DaemonSet,
-      at: nowMs,
-    });
+    const uid = ds.metadata?.uid ?? '';
+    if (this.#gone.get(uid)) return;
+    const entry = { value: structuredClone(ds) as DaemonSet, at: nowMs };
+    this.#recentDaemonSets.set(uid, entry);
+    this.#putLatest(uid, entry);
   }
 
   /** The node `name` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */

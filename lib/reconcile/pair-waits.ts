@@ -25,6 +25,8 @@ export interface TerminationWaitState {
   readonly now: Date;
   /** Requeues of this pair so far, to back off from a pod that never goes away. */
   readonly attempt: number;
+  /** The node readiness gate keys the DaemonSet's pods tolerate (gate-placement.ts). */
+  readonly gateKeys?: readonly string[];
 }
 
 /**
@@ -36,7 +38,7 @@ export interface TerminationWaitState {
  */
 export function terminationWaitSeconds(state: Readonly<TerminationWaitState>): number | undefined {
   if (state.node === undefined || state.actions.some((action) => action.type === 'create')) return undefined;
-  if (!nodeShouldRunDaemonPod(state.node, state.ds).shouldRun) return undefined;
+  if (!nodeShouldRunDaemonPod(state.node, state.ds, state.gateKeys).shouldRun) return undefined;
   const ends = state.pods
     .filter((pod) => isControlledBy(pod, state.ds) && isPodTerminating(pod) && !isPodTerminal(pod))
     .map((pod) => timestampMillis(pod.metadata?.deletionTimestamp) ?? state.now.getTime());

@@ -52,6 +52,9 @@ const reportMetrics: Partial<Record<ReportKey, string>> = {
   requeues: 'Requeues',
   conflicts: 'Conflicts',
   hinted: 'HintedPairs',
+  gatesLifted: 'NodeReadinessGatesLifted',
+  gatesRestored: 'NodeReadinessGatesRestored',
+  gateTimeouts: 'NodeReadinessGateTimeouts',
 };
 
 function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {

@@ -9,7 +9,7 @@ import { type Action, deletesBecauseOfNode } from '../core/action.ts';
 import { isControlledBy } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { planPair } from '../core/pair-plan.ts';
+import { gateKeysFor } from '../core/node-readiness.ts';
 import { timestampMillis } from '../core/pod-availability.ts';
 import { fromJson } from '../kube/object-codec.ts';
 import type { DaemonSetVersion, NodeHints } from '../messages/node-hints.ts';
@@ -18,6 +18,8 @@ import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
+import { planGatedPair } from './gate-placement.ts';
+import { reconcileNodeGates } from './node-gates.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
@@ -61,6 +63,8 @@ interface NodePair {
   readonly node: V1Node | undefined;
   readonly pods: V1Pod[];
   readonly currentHash: string;
+  /** The node readiness gate keys its pods tolerate: every listed DaemonSet's (gate-placement.ts). */
+  readonly gateKeys: readonly string[];
   readonly actions: Action[];
 }
 
@@ -180,11 +184,14 @@ function planPairs(
   nodeName: string,
   now: Date,
 ): NodePair[] {
+  // Every listed DaemonSet's gate keys: the same for each of them, whose own key is among them.
+  const first = state.daemonSets[0];
+  const gateKeys = first === undefined ? [] : gateKeysFor(first, state.daemonSets);
   return managed.map((ds, index) => {
     const pods = state.podsOf(ds);
     const currentHash = hashes[index] ?? '';
-    const actions = planPair({ ds, node: state.node, pods, currentHash, now, nodeName });
-    return { ds, node: state.node, pods, currentHash, actions };
+    const actions = planGatedPair({ ds, node: state.node, pods, currentHash, now, nodeName }, gateKeys);
+    return { ds, node: state.node, pods, currentHash, gateKeys, actions };
   });
 }
 
@@ -219,7 +226,8 @@ async function pairsOnCurrentNode(
  * namespace), then each pair planned — a hinted node confirmed by one GET before a delete because
  * of it — and executed directly, concurrently. A pair whose delete meets a Conflict is handed to
  * the pair step (fresh read). A node that is gone gets its daemon pods deleted, the unbound ones
- * included.
+ * included. Then the node's readiness gates (node-gates.ts), when a DaemonSet gates or the node
+ * shows gate state of ours.
  */
 export async function reconcileNode(
   deps: ReconcileDeps,
@@ -231,7 +239,11 @@ export async function reconcileNode(
   const pairs = await pairsOnCurrentNode(deps, message.node.name, state, managed, hashes);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
   const reports = await mapConcurrent(pairs, (pair) => reconcileNodePair(deps, message, pair));
-  return sumReports(...reports);
+  const deleting = new Set(
+    pairs.flatMap((pair) => pair.actions.flatMap((a) => (a.type === 'delete' ? [a.uid] : []))),
+  );
+  const gates = await reconcileNodeGates(deps, message, { ...state, deleting });
+  return sumReports(...reports, gates);
 }
 
 async function reconcileNodePair(
@@ -239,7 +251,7 @@ async function reconcileNodePair(
   message: Readonly<NodeMessage>,
   pair: Readonly<NodePair>,
 ): Promise<StepReport> {
-  const { ds, node, pods, actions } = pair;
+  const { ds, node, pods, actions, gateKeys } = pair;
   const nodeName = message.node.name;
   const now = deps.clock();
   if (actions.length === 0 && !pods.some((pod) => pod.metadata?.deletionTimestamp)) return emptyReport();
@@ -247,7 +259,7 @@ async function reconcileNodePair(
   deps.expectations.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
   const pairMessage = pairMessageOf(ds, message);
   if (result.conflict) return sumReports(result.report, await reconcilePair(deps, pairMessage));
-  const termination = terminationWaitSeconds({ ds, node, pods, actions, now, attempt: 0 });
+  const termination = terminationWaitSeconds({ ds, node, pods, actions, now, attempt: 0, gateKeys });
   const wait = minWait(result.requeueAfterSeconds, termination);
   if (wait === undefined) return result.report;
   await deps.requeue.requeue(withRequeueCause(pairMessage, `pair waits ${wait}s`, now), wait);

@@ -3,13 +3,13 @@
  * for a single node), idempotently, from hints or a fresh read.
  */
 import { type Action, deletesBecauseOfNode } from '../core/action.ts';
-import { planPair } from '../core/pair-plan.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
 import { isActionable } from './actionable.ts';
 import { pairKey } from './expectations.ts';
+import { knownGateKeys, planGatedPair } from './gate-placement.ts';
 import {
   confirmedForCreate,
   nodeVersion,
@@ -33,10 +33,17 @@ export class PairConflictError extends EverynodeError {
   }
 }
 
-/** The plan for a read pair. */
-export function planRead(read: Readonly<PairRead>, now: Date): Action[] {
+/**
+ * The plan for a read pair, its pods tolerating the node readiness gate keys of `deps`'s known
+ * DaemonSets (gate-placement.ts).
+ */
+export function planRead(
+  deps: Pick<ReconcileDeps, 'objects'>,
+  read: Readonly<PairRead>,
+  now: Date,
+): Action[] {
   const { ds, node, pods, currentHash, nodeName } = read;
-  return planPair({ ds, node, pods, currentHash, now, nodeName });
+  return planGatedPair({ ds, node, pods, currentHash, now, nodeName }, knownGateKeys(deps, ds));
 }
 
 /**
@@ -71,7 +78,8 @@ export async function reconcilePair(
       // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
       deps.expectations.handledPair(pairKeyOf(message), deps.clock().getTime());
       deps.expectations.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
-      const wait = waitSeconds(read, actions, now, message, result.requeueAfterSeconds);
+      const gateKeys = knownGateKeys(deps, read.ds);
+      const wait = waitSeconds({ ...read, gateKeys }, actions, now, message, result.requeueAfterSeconds);
       if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
       return sumReports(...reports);
     }
@@ -104,7 +112,7 @@ async function planConfirmed(
   if (!planned.actions.some((action) => action.type === 'create')) return planned;
   const confirmed = await confirmedForCreate(deps, message, planned.read, receivedAt);
   if (confirmed === undefined || !isActionable(confirmed.ds)) return undefined;
-  return confirmed === planned.read ? planned : { read: confirmed, actions: planRead(confirmed, now) };
+  return confirmed === planned.read ? planned : { read: confirmed, actions: planRead(deps, confirmed, now) };
 }
 
 /**
@@ -115,11 +123,11 @@ async function planConfirmed(
  * writes guard themselves.
  */
 async function planOnCurrentNode(deps: ReconcileDeps, read: PairRead, now: Date): Promise<Planned> {
-  const actions = planRead(read, now);
+  const actions = planRead(deps, read, now);
   if (read.nodeConfirmed || !deletesBecauseOfNode(actions)) return { read, actions };
   const confirmed = await withConfirmedNode(deps, read);
   if (nodeVersion(confirmed.node) === nodeVersion(read.node)) return { read: confirmed, actions };
-  return { read: confirmed, actions: planRead(confirmed, now) };
+  return { read: confirmed, actions: planRead(deps, confirmed, now) };
 }
 
 function pairKeyOf(message: Readonly<PairMessage>): string {
@@ -159,7 +167,7 @@ function hintedReport(read: Readonly<PairRead>): StepReport {
 }
 
 function waitSeconds(
-  read: Readonly<PairRead>,
+  read: Readonly<PairRead & { gateKeys: readonly string[] }>,
   actions: readonly Action[],
   now: Date,
   message: Readonly<PairMessage>,

@@ -30,6 +30,12 @@ export const reportKeys = [
   'conflicts',
   /** Pairs planned from hints, without reading the node and pods. */
   'hinted',
+  /** Node readiness gate taints lifted from a node (not counting dry runs). */
+  'gatesLifted',
+  /** Continuous node readiness gate taints put back on a node (not counting dry runs). */
+  'gatesRestored',
+  /** Nodes found gated past a gating DaemonSet's timeoutSeconds (once per node, key and gating episode). */
+  'gateTimeouts',
 ] as const;
 
 /** One of the counted things. */

@@ -115,6 +115,20 @@ function routerAndReconcileCases(): Case[] {
     rec('lists nodes for placement (reconcile-daemon-set.ts)', '', 'nodes', 'list', (s) =>
       s.kube.reconcile.listNodes({ allowStale: true }),
     ),
+    rec('lifts a node readiness gate (node-gates.ts)', '', 'nodes', 'patch', (s) => {
+      const node = s.sim.store.get('nodes', undefined, 'n1');
+      return s.kube.reconcile.patchNodeGate('n1', node?.metadata?.resourceVersion ?? '', []);
+    }),
+    rec('sets the DaemonSetsReady node condition (node-gates.ts)', '', 'nodes/status', 'patch', (s) =>
+      s.kube.reconcile.patchNodeCondition('n1', {
+        type: 'everynode.dev/DaemonSetsReady',
+        status: 'True',
+        reason: 'DaemonSetsReady',
+        message: 'every gating DaemonSet that should run here has an available pod',
+        lastHeartbeatTime: new Date(),
+        lastTransitionTime: new Date(),
+      }),
+    ),
     rec('lists the pods of a node (reconcile-node.ts)', '', 'pods', 'list', (s) =>
       s.kube.reconcile.listPods({ fieldSelector: 'spec.nodeName=n1' }),
     ),

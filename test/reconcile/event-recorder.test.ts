@@ -5,7 +5,7 @@ import { dns1123SubdomainErrors } from '../../lib/core/object-names.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { silentLogger } from '../../lib/log/structured-logger.ts';
 import { daemonSetEvent, EventReason, EventRecorder } from '../../lib/reconcile/event-recorder.ts';
-import { aDaemonSet } from '../support/builders.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
 
 function recorder(lingerMs: number) {
   const written: CoreV1Event[] = [];
@@ -52,5 +52,36 @@ describe('daemonSetEvent', () => {
     const names = [1, 2].map((i) => daemonSetEvent(long, 'Normal', 'r', `m${i}`, now).metadata?.name ?? '');
     expect(names.map(dns1123SubdomainErrors)).toEqual([[], []]);
     expect(names[0]).not.toBe(names[1]);
+  });
+});
+
+describe('EventRecorder.onNode', () => {
+  const node = aNode('n1');
+
+  it('records an event about the Node as controllers do: the node uid, the Event in default', async () => {
+    const { events, written } = recorder(0);
+    expect(events.onNode(node, 'Normal', EventReason.NodeReadinessGateLifted, 'Lifted taint k')).toBe(true);
+    await events.flush();
+    expect(written[0]).toMatchObject({
+      metadata: { namespace: 'default' },
+      involvedObject: { apiVersion: 'v1', kind: 'Node', name: 'n1', namespace: '', uid: 'uid-node-n1' },
+      type: 'Normal',
+      reason: 'NodeReadinessGateLifted',
+      source: { component: 'everynode' },
+    });
+  });
+
+  it('records a state reported once again only when its value changes, or after forget', async () => {
+    const { events, written } = recorder(0);
+    const warn = (value: string) =>
+      events.onNode(node, 'Warning', EventReason.NodeReadinessGateTimeout, `gated since ${value}`, {
+        scope: 'timeout/n1/k',
+        value,
+      });
+    expect([warn('a'), warn('a'), warn('b'), warn('b')]).toEqual([true, false, true, false]);
+    events.forget('timeout/n1/k');
+    expect(warn('b')).toBe(true);
+    await events.flush();
+    expect(written.map((e) => e.message)).toEqual(['gated since a', 'gated since b', 'gated since b']);
   });
 });
