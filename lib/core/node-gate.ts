@@ -49,6 +49,11 @@ export interface GateKeyDecision {
   readonly action: GateAction;
   /** Gated longer than the shortest timeout of the DaemonSets it waits for. */
   readonly timedOut: boolean;
+  /**
+   * No DaemonSet gates the key any more, and the node still carries its taint: lifted, with no
+   * marker (`node-gate-orphans.ts`). Absent for a key some DaemonSet gates.
+   */
+  readonly orphaned?: boolean;
 }
 
 /** The decision for the node: what to write, and the condition to show. */

@@ -11,13 +11,17 @@
  *    DaemonSet whole when they fit; any miss costs one LIST of DaemonSets for them all; and its
  *    revision hash from the hints (the relay watches ControllerRevisions), else from its cache or one
  *    LIST of revisions;
- * 2. rebuilds the node and pods with `nodeFromHint` / `podFromHint`, plans with `lib/core`, executes.
+ * 2. rebuilds the node and pods with `nodeFromHint` / `podFromHint`, plans with `lib/core`, executes;
+ * 3. decides the node's readiness gates on the hinted node too, whose hint carries the gate state
+ *    (`node-gate-hint.ts`: the released marker and everynode's condition), so a release costs its
+ *    writes alone; a hint without it (an older relay's) costs one GET of the node.
  * Stale hints are as safe as a pair's (see `pair-hints.ts`): creates use deterministic pod names
  * (409 AlreadyExists = done), deletes carry the hinted `uid` + `resourceVersion` preconditions (409
  * Conflict = re-read the pair), and a delete because of the node's facts is planned again on the
- * node as one GET finds it. Hints older than the handler's limit, hinted pods that are terminating,
- * a replayed or redelivered message, and a node without hints (DELETED, EC2 events, resyncs) are
- * read from the API server.
+ * node as one GET finds it; the gate's merge patch carries the hinted node's resourceVersion as a
+ * precondition (409 Conflict = read the node and decide again). Hints older than the handler's
+ * limit, hinted pods that are terminating, a replayed or redelivered message, and a node without
+ * hints (DELETED, EC2 events, resyncs) are read from the API server.
  */
 import * as z from 'zod';
 import { nodeHintSchema, podHintSchema } from './pair-hints.ts';

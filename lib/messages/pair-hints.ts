@@ -26,6 +26,7 @@
  */
 import type { V1Node, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import * as z from 'zod';
+import { nodeGateHintOf, nodeGateHintSchema, withNodeGateHint } from './node-gate-hint.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 const stringMap = z.record(z.string(), z.string());
@@ -58,7 +59,10 @@ export const podHintSchema = z.object({
 /** A pod as hinted. */
 export type PodHint = z.infer<typeof podHintSchema>;
 
-/** The node's facts placement reads: labels, taints, unschedulable, conditions. */
+/**
+ * The node's facts placement reads (labels, taints, unschedulable, conditions) and its readiness
+ * gate state.
+ */
 export const nodeHintSchema = z.object({
   name: z.string().min(1),
   uid: z.string().optional(),
@@ -77,6 +81,11 @@ export const nodeHintSchema = z.object({
     .optional(),
   unschedulable: z.boolean().optional(),
   conditions: z.array(conditionHintSchema).optional(),
+  /**
+   * What the node readiness gate decision reads besides the taints: the released marker and
+   * everynode's condition (`node-gate-hint.ts`); absent from older senders' hints (unknown).
+   */
+  gate: nodeGateHintSchema.optional(),
 });
 
 /** A node as hinted. */
@@ -204,7 +213,10 @@ export function podFromHint(hint: Readonly<PodHint>, namespace: string, targetNo
   };
 }
 
-/** The hint of `node`: what placement reads (labels, taints, unschedulable, conditions). */
+/**
+ * The hint of `node`: what placement reads (labels, taints, unschedulable, conditions) and its
+ * readiness gate state (the released marker and everynode's condition).
+ */
 export function nodeHintOf(node: Readonly<V1Node>): NodeHint {
   const meta = node.metadata ?? {};
   return withoutUndefined({
@@ -218,12 +230,16 @@ export function nodeHintOf(node: Readonly<V1Node>): NodeHint {
     ),
     unschedulable: node.spec?.unschedulable,
     conditions: conditionHints(node.status?.conditions),
+    gate: nodeGateHintOf(node),
   });
 }
 
-/** The node a hint describes, for planning only: metadata, taints, unschedulable and conditions. */
+/**
+ * The node a hint describes, for planning only: metadata, taints, unschedulable, conditions and,
+ * when hinted, its readiness gate state.
+ */
 export function nodeFromHint(hint: Readonly<NodeHint>): V1Node {
-  return {
+  const node: V1Node = {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: withoutUndefined({
@@ -243,4 +259,5 @@ export function nodeFromHint(hint: Readonly<NodeHint>): V1Node {
       ),
     }),
   };
+  return hint.gate === undefined ? node : withNodeGateHint(node, hint.gate);
 }

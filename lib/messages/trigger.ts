@@ -38,6 +38,22 @@ export const eventBridgeEnvelopeSchema = z.object({
   'replay-name': z.string().min(1).optional(),
 });
 
+/** The most gate keys one gate change names: two for a DaemonSet's event, more after a relist. */
+export const MAX_GATE_CHANGE_KEYS = 64;
+
+/**
+ * A change of the node readiness gates in use (docs/design.md, 26. Node readiness gates): every
+ * node must be decided again, and `keys` are the gate taint keys that may have stopped being gated
+ * (`GateChange` of `lib/core/node-gate-change.ts`).
+ */
+export const gateChangeSchema = z.object({
+  // A taint key is a qualified name: a DNS subdomain prefix (253), '/', a name (63).
+  keys: z.array(z.string().min(1).max(317)).max(MAX_GATE_CHANGE_KEYS),
+});
+
+/** A gate change as a trigger carries it. */
+export type GateChangeDetail = z.infer<typeof gateChangeSchema>;
+
 /**
  * The detail of a relayed watch event: the identity of the object and what the router needs to
  * name its work, not the whole object (EventBridge bills per 64 KB): for nodes, the few facts the
@@ -72,6 +88,13 @@ export const watchEventDetailSchema = z.object({
    */
   gatesNode: z.boolean().optional(),
   /**
+   * DaemonSets: the event changed the DaemonSet's effective node readiness gate (declared, removed,
+   * its key, mode or dry run changed; deleted or being deleted while gating), so the router also
+   * sends every node's `node` step, naming the keys that may have stopped being gated. Absent
+   * (older relays, other senders, any other change) means no gate changed.
+   */
+  gateChange: gateChangeSchema.optional(),
+  /**
    * Nodes, ADDED and MODIFIED, and pods that gate their node: what the relay knew of the node, its
    * pods and the managed DaemonSets (`node-hints.ts`), passed on to the `node` message; absent when
    * it would not fit.
@@ -102,6 +125,11 @@ export const resyncDetailSchema = z.object({
   v: z.literal(1).optional(),
   reason: z.string().optional(),
   scope: z.object({ namespace: z.string().min(1), name: z.string().min(1) }).optional(),
+  /**
+   * A relay's relist of the DaemonSets found gates changed since its last view: every node's
+   * `node` step is sent too, as for a DaemonSet event's `gateChange`.
+   */
+  gateChange: gateChangeSchema.optional(),
 });
 
 /** What every trigger carries: its EventBridge id and time, and the replay that resent it, if any. */
@@ -115,4 +143,9 @@ interface TriggerBase {
 export type Trigger =
   | (TriggerBase & { type: 'watch'; watch: WatchEventDetail })
   | (TriggerBase & { type: 'ec2'; instanceId: string; state: (typeof ec2InstanceStates)[number] })
-  | (TriggerBase & { type: 'resync'; reason?: string; scope?: { namespace: string; name: string } });
+  | (TriggerBase & {
+      type: 'resync';
+      reason?: string;
+      scope?: { namespace: string; name: string };
+      gateChange?: GateChangeDetail;
+    });

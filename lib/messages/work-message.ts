@@ -10,6 +10,7 @@ import { managedKinds } from '../kube/managed-kind.ts';
 import { messageCauseSchema } from './message-cause.ts';
 import { nodeHintsSchema } from './node-hints.ts';
 import { pairHintsSchema } from './pair-hints.ts';
+import { gateChangeSchema } from './trigger.ts';
 
 /** The message format version this code writes and reads. */
 export const WORK_MESSAGE_VERSION = 1;
@@ -52,6 +53,13 @@ export const nodeMessageSchema = z.object({
   kind: z.literal('node'),
   node: z.object({ name: objectName }),
   hints: nodeHintsSchema.optional(),
+  /**
+   * Node readiness gate keys that may have stopped being gated (a gate removed, re-keyed, or its
+   * DaemonSet deleted): the node step lifts the node's NoSchedule taint of each one no DaemonSet
+   * gates now (docs/design.md, 26. Node readiness gates). Facts of no state, so kept on requeues,
+   * replays and redeliveries.
+   */
+  gateKeys: gateChangeSchema.shape.keys.optional(),
 });
 
 /** Every work message, told apart by `kind`. */

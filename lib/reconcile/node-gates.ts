@@ -8,6 +8,11 @@
  * merge patch guarded by the resourceVersion the node was read at, and a Conflict means the node
  * changed (another controller's taint, a kubelet's status): it is read again and decided again, so
  * nothing of theirs is ever written over. The condition goes through `nodes/status`, merged by type.
+ *
+ * The node is decided as the step planned it, with no read of its own when that came from the
+ * relay's hints and they carry its gate state (the marker and the condition: `node-gate-hint.ts`),
+ * so releasing a node costs the patch, the condition and the Event; the guarded patch is what makes
+ * a stale hint safe (docs/design.md, 9. Hints, and why a stale hint is safe).
  */
 import type { V1Node, V1NodeCondition, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -29,11 +34,14 @@ import {
 } from '../core/pod-availability.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { ConflictError } from '../kube/kube-api-errors.ts';
+import { compareResourceVersions } from '../kube/resource-version.ts';
 import { fifoSafeId } from '../messages/message-group-id.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage } from '../messages/work-message.ts';
 import { isActionable } from './actionable.ts';
 import { type GateOutcome, recordGateEvents } from './node-gate-events.ts';
+import { carriesNamedGateTaint, withNamedOrphansLifted } from './node-gate-orphans.ts';
+import { nodeVersion } from './pair-reader.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
 
@@ -54,8 +62,13 @@ export class NodeGateConflictError extends EverynodeError {
 export interface NodeGateInput {
   /** The node as the step planned from: its own GET, or the relay's hints. */
   readonly node: V1Node | undefined;
-  /** `node` is the answer to a GET of this step (else it is read again: hints lack the marker). */
+  /** `node` is the answer to a GET of this step. */
   readonly nodeConfirmed: boolean;
+  /**
+   * `node` shows its gate state (the released marker, everynode's condition) as of its
+   * resourceVersion: read, or hinted by a relay that sends it. Else the node is read for the gate.
+   */
+  readonly gateStateKnown: boolean;
   /** Every DaemonSet of the managed kind the step listed or was hinted. */
   readonly daemonSets: readonly DaemonSet[];
   /** The pods of `ds` on the node. */
@@ -109,12 +122,40 @@ function gatingOn(
   });
 }
 
+/** One GET of the node, kept as this process's recent read of it. */
+async function readNode(deps: ReconcileDeps, name: string): Promise<V1Node | undefined> {
+  const node = await deps.kube.getNode(name);
+  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
+  return node;
+}
+
+/**
+ * The node to decide the gates on: the step's own read; else the hinted node when the hint carries
+ * its gate state, or this process's own read or write of it of the last seconds when that is newer
+ * (a hint may predate the gate this process just wrote, and the event of that write is a pipeline
+ * trip away); else one GET, for a hint without the marker and the condition cannot be decided on.
+ */
+async function nodeToDecide(
+  deps: ReconcileDeps,
+  name: string,
+  input: Readonly<NodeGateInput>,
+): Promise<V1Node | undefined> {
+  const hinted = input.node;
+  if (hinted === undefined || input.nodeConfirmed) return hinted;
+  if (!input.gateStateKnown) return readNode(deps, name);
+  const recent = deps.objects.recentNode(name, deps.clock().getTime());
+  if (recent === undefined) return hinted;
+  const order = compareResourceVersions(nodeVersion(recent) ?? '', nodeVersion(hinted) ?? '');
+  return order === 1 ? recent : hinted;
+}
+
 /**
  * Makes the node's gates right for `message`'s node: decides, writes the taints and marker (one
  * guarded merge patch, decided again after each Conflict), the condition when it changed, the
  * Events, and a requeue when a gating pod is ready but not yet available (minReadySeconds) or a
- * timeout is still to come. Does nothing for a node that is gone, or when no DaemonSet gates and the
- * node shows no gate state of ours.
+ * timeout is still to come; lifts the keys the message names that no DaemonSet gates any more
+ * (`node-gate-orphans.ts`). Does nothing for a node that is gone, or when no DaemonSet gates and the
+ * node shows no gate state of ours nor the taint of a key the message names.
  */
 export async function reconcileNodeGates(
   deps: ReconcileDeps,
@@ -123,13 +164,15 @@ export async function reconcileNodeGates(
 ): Promise<StepReport> {
   const report = emptyReport();
   const gated = gatingOf(input.daemonSets);
-  if (input.node === undefined || (gated.length === 0 && !carriesGateState(input.node))) return report;
+  const named = carriesNamedGateTaint(message, input.node);
+  if (input.node === undefined || (gated.length === 0 && !named && !carriesGateState(input.node)))
+    return report;
   const name = message.node.name;
   const now = deps.clock();
-  let node = input.nodeConfirmed ? input.node : await deps.kube.getNode(name);
+  let node = await nodeToDecide(deps, name, input);
   for (let attempt = 1; node !== undefined; attempt++) {
     const gating = gatingOn(node, gated, input, now);
-    const decision = decideNodeGates(node, gating, now.getTime());
+    const decision = withNamedOrphansLifted(message, node, decideNodeGates(node, gating, now.getTime()));
     const decided = { input, gating, decision, now, report };
     if (decision.taints === undefined) return finish(deps, message, { ...decided, node, written: false });
     const marker = decision.releasedMarker;
@@ -141,12 +184,13 @@ export async function reconcileNodeGates(
         decision.taints,
         annotations,
       );
+      deps.objects.putRecentNodes([written], deps.clock().getTime());
       return finish(deps, message, { ...decided, node: written, written: true });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       report.conflicts++;
       if (attempt >= GATE_WRITE_ATTEMPTS) throw new NodeGateConflictError(name);
-      node = await deps.kube.getNode(name);
+      node = await readNode(deps, name);
     }
   }
   return report;
@@ -195,7 +239,9 @@ async function writeCondition(deps: ReconcileDeps, d: Readonly<Decided>): Promis
     return d.node;
   const condition: V1NodeCondition = { ...wanted, lastHeartbeatTime: d.now };
   if (current?.status !== wanted.status) condition.lastTransitionTime = transitionTime(d, current);
-  return deps.kube.patchNodeCondition(d.node.metadata?.name ?? '', condition);
+  const written = await deps.kube.patchNodeCondition(d.node.metadata?.name ?? '', condition);
+  deps.objects.putRecentNodes([written], deps.clock().getTime());
+  return written;
 }
 
 function transitionTime(d: Readonly<Decided>, current: V1NodeCondition | undefined): Date {

@@ -78,6 +78,8 @@ interface NodeState {
   readonly podsOf: (ds: Readonly<DaemonSet>) => V1Pod[];
   /** `node` is the answer to a GET of this step, not a hint. */
   readonly nodeConfirmed: boolean;
+  /** `node` shows its readiness gate state: read, or hinted with it (`node-gate-hint.ts`). */
+  readonly gateStateKnown: boolean;
 }
 
 /**
@@ -97,6 +99,7 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
     node,
     podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)),
     nodeConfirmed: true,
+    gateStateKnown: true,
   };
 }
 
@@ -173,7 +176,8 @@ async function hintedNodeState(
     hints.pods
       .map((pod) => podFromHint(pod, ds.metadata?.namespace ?? 'default', nodeName))
       .filter((pod) => isControlledBy(pod, ds));
-  return { daemonSets, node: nodeFromHint(hints.node), podsOf, nodeConfirmed: false };
+  const node = nodeFromHint(hints.node);
+  return { daemonSets, node, podsOf, nodeConfirmed: false, gateStateKnown: hints.node.gate !== undefined };
 }
 
 /** Each DaemonSet of `managed` (whose revision hashes are `hashes`) on the node of `state`, planned at `now`. */

@@ -1,14 +1,19 @@
 /**
- * Which pod events of a gating DaemonSet reach its node's gate decision at once
- * (docs/design.md, 26. Node readiness gates): a node's gate taint is lifted when every gating
+ * Which watch events reach node readiness gate decisions at once
+ * (docs/design.md, 26. Node readiness gates). A node's gate taint is lifted when every gating
  * DaemonSet that should run there has an available pod there, and (Continuous) restored when one
  * stops being available. So a change of such a pod's readiness must reach the node's `node` step
  * in one trip through the pipeline, never wait out a status-refresh window
- * (docs/design.md, 12. The status-refresh window) in the `StatusCoalescer`.
+ * (docs/design.md, 12. The status-refresh window) in the `StatusCoalescer`. And a change of a
+ * DaemonSet's gate itself reaches every node's: its trigger carries the gate change.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet } from '../core/daemon-set.ts';
+import { type GateChange, gateChangeBetween, mergeGateChanges } from '../core/node-gate-change.ts';
 import { isPodReady } from '../core/pod-availability.ts';
-import { NODE_GATE_CHANGES } from '../messages/trigger.ts';
+import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
+import { MAX_GATE_CHANGE_KEYS, NODE_GATE_CHANGES } from '../messages/trigger.ts';
+import type { ObjectEvent } from './relay-cache.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 
 /**
@@ -28,4 +33,42 @@ export function changesNodeGate(
   if (type === 'DELETED') return true;
   if (type === 'ADDED') return isPodReady(pod);
   return changes.some((change) => NODE_GATE_CHANGES.has(change));
+}
+
+/**
+ * The gate change the DaemonSet `event` makes (docs/design.md, 26. Node readiness gates), judged
+ * before `context` follows it: the DaemonSet's effective gate (`effectiveGateOf`) as the relay last
+ * saw it against the event's — declared (a DaemonSet first seen with a gate included), removed,
+ * re-keyed, its mode or dry run changed, or deleted or being deleted while gating. Undefined for
+ * other resources, without a context, and when no gate changed.
+ */
+export function gateChangeOf<R extends WatchedResource>(
+  context: RelayNodeContext | undefined,
+  resource: R,
+  event: Readonly<ObjectEvent<WatchedObjects[R]>> | undefined,
+): GateChange | undefined {
+  if (context === undefined || resource !== 'daemonsets' || event === undefined) return undefined;
+  const ds = event.object as DaemonSet;
+  const known = context.daemonSet(ds.metadata?.uid ?? '');
+  if (event.type === 'DELETED') return gateChangeBetween(known ?? ds, undefined);
+  return gateChangeBetween(known, ds);
+}
+
+/**
+ * The gate changes between what `context` knew of the DaemonSets and their relist `listed` (after
+ * 410 Gone, the watch's missed events may have changed gates), merged; undefined for other
+ * resources and when no gate changed. At most `MAX_GATE_CHANGE_KEYS` keys, the first in order.
+ */
+export function relistGateChange<R extends WatchedResource>(
+  context: RelayNodeContext | undefined,
+  resource: R,
+  listed: readonly Readonly<WatchedObjects[R]>[],
+): GateChange | undefined {
+  if (context === undefined || resource !== 'daemonsets') return undefined;
+  const uidOf = (ds: Readonly<DaemonSet>) => ds.metadata?.uid ?? '';
+  const before = new Map(context.daemonSets().map((ds) => [uidOf(ds), ds]));
+  const after = new Map((listed as readonly DaemonSet[]).map((ds) => [uidOf(ds), ds]));
+  const uids = new Set([...before.keys(), ...after.keys()]);
+  const change = mergeGateChanges([...uids].map((uid) => gateChangeBetween(before.get(uid), after.get(uid))));
+  return change && { keys: change.keys.slice(0, MAX_GATE_CHANGE_KEYS) };
 }

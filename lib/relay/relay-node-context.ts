@@ -2,7 +2,9 @@
  * What the relay knows around each node: its scheduling facts, everynode's pods by the node they
  * target, every managed DaemonSet and the ControllerRevisions, fed by the relay's watches, so a node
  * event can carry the hints of `node-hints.ts` and a pod event the hints of its pair
- * (`pair-hints.ts`). A view as fresh as the relay's watches, like upstream's informers.
+ * (`pair-hints.ts`). A view as fresh as the relay's watches, like upstream's informers. Every node
+ * event is followed, the ones dropped as triggers too (the node step's own gate writes among them),
+ * so a node's hint shows its readiness gate state as of its resourceVersion (`node-gate-hint.ts`).
  */
 import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
@@ -97,6 +99,16 @@ export class RelayNodeContext {
   nodeHintsFor(name: string, observedAt: Date): NodeHints | undefined {
     const node = this.#nodes.get(name);
     return node === undefined ? undefined : this.#hintsAround(node, observedAt);
+  }
+
+  /** The managed DaemonSet with `uid` as the relay's watch last saw it; undefined when unknown or gone. */
+  daemonSet(uid: string): DaemonSet | undefined {
+    return this.#daemonSets.get(uid);
+  }
+
+  /** Every managed DaemonSet the relay's watch knows. */
+  daemonSets(): DaemonSet[] {
+    return [...this.#daemonSets.values()];
   }
 
   /**

@@ -6,6 +6,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
+import type { GateChange } from '../core/node-gate-change.ts';
 import type { TriggeringResource, WatchedObjects } from '../kube/kube-port.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { WatchedKind } from '../messages/message-cause.ts';
@@ -40,14 +41,20 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
 /**
  * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
  * the relay's hints, if any: of the node for a node, of the pod's pair for a pod (and of its node
- * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate.
+ * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate,
+ * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`relay-gate-changes.ts`).
  */
 export function watchDetailOf<R extends TriggeringResource>(
   resource: R,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
   changes: readonly string[],
   managedKind: ManagedKind,
-  hints: { readonly node?: NodeHints; readonly pair?: PairHints; readonly gatesNode?: boolean } = {},
+  hints: {
+    readonly node?: NodeHints;
+    readonly pair?: PairHints;
+    readonly gatesNode?: boolean;
+    readonly gateChange?: GateChange | undefined;
+  } = {},
 ): WatchEventDetail {
   const meta =
     (event.object as { metadata?: { name?: string; namespace?: string; uid?: string } }).metadata ?? {};
@@ -63,6 +70,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
     ...(hints.gatesNode === true ? { gatesNode: true } : {}),
+    ...(hints.gateChange ? { gateChange: { keys: [...hints.gateChange.keys] } } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),
   };
@@ -76,8 +84,10 @@ export function watchTriggerEvent(detail: Readonly<WatchEventDetail>, now: Date)
 /**
  * The bus event asking for a resync of every managed DaemonSet, for `reason` (a relist after 410
  * Gone, or a relay start without a checkpoint: changes may have been missed, so every DaemonSet's
- * pairs are checked again).
+ * pairs are checked again), with the gate change the relist found, if any (every node is then
+ * decided again too).
  */
-export function resyncTriggerEvent(reason: string, now: Date): BusEvent {
-  return { source: RELAY_SOURCE, detailType: RESYNC_DETAIL_TYPE, detail: { v: 1, reason }, time: now };
+export function resyncTriggerEvent(reason: string, now: Date, gateChange?: GateChange): BusEvent {
+  const detail = { v: 1, reason, ...(gateChange ? { gateChange: { keys: [...gateChange.keys] } } : {}) };
+  return { source: RELAY_SOURCE, detailType: RESYNC_DETAIL_TYPE, detail, time: now };
 }

@@ -20,7 +20,7 @@ import type {
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
-import { changesNodeGate } from './relay-gate-changes.ts';
+import { changesNodeGate, gateChangeOf, relistGateChange } from './relay-gate-changes.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
@@ -202,6 +202,7 @@ function handle<R extends WatchedResource>(
   event: WatchEvent<WatchedObjects[R]>,
 ): string {
   const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
+  const gateChange = gateChangeOf(options.context, options.resource, objectEvent);
   if (objectEvent) options.context?.observe(options.resource, objectEvent);
   if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
   if (objectEvent === undefined) {
@@ -233,6 +234,7 @@ function handle<R extends WatchedResource>(
   const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
     ...hintsOf(options, objectEvent, at, gatesNode),
     gatesNode,
+    gateChange,
   });
   options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
   return event.resourceVersion;
@@ -266,7 +268,7 @@ function hintsOf<R extends WatchedResource>(
 
 /**
  * Lists the resource into the cache; returns the list's version. With a `reason` (a relist),
- * publishes a resync trigger positioned at that version.
+ * publishes a resync trigger positioned at that version, with the gate changes the list shows.
  */
 async function relist<R extends WatchedResource>(
   options: Readonly<ResourceWatchOptions<R>>,
@@ -274,6 +276,7 @@ async function relist<R extends WatchedResource>(
   reason: string | undefined,
 ): Promise<string> {
   const list = await listAll(options.kube, options.resource);
+  const gateChange = relistGateChange(options.context, options.resource, list.items);
   cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
   options.context?.seed(options.resource, list.items);
   if (reason !== undefined && isTriggering(options.resource)) {
@@ -282,7 +285,8 @@ async function relist<R extends WatchedResource>(
       objects: list.items.length,
       resourceVersion: list.resourceVersion,
     });
-    const event = resyncTriggerEvent(`relay relisted ${options.resource} after ${reason}`, now(options));
+    const why = `relay relisted ${options.resource} after ${reason}`;
+    const event = resyncTriggerEvent(why, now(options), gateChange);
     options.publisher.add(event, options.resource, list.resourceVersion);
   }
   return list.resourceVersion;

@@ -1,7 +1,8 @@
 /**
  * Router rules for relayed watch events (docs/design.md, 8. The router):
  * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints.
- * - DaemonSet event → a `daemonset` message.
+ * - DaemonSet event → a `daemonset` message; one that changed the DaemonSet's node readiness gate
+ *   (`gateChange`) also a `node` message for every node (`router-gate-fan-out.ts`).
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
  *   `pair` message with the relay's hints (the pod must be replaced or its node made right); every
  *   pod event also schedules a coalesced status refresh (creation, binding, phase and readiness
@@ -17,6 +18,7 @@ import type { MessageCause } from '../messages/message-cause.ts';
 import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import type { RouterDeps } from './router-deps.ts';
+import { gateFanOut } from './router-gate-fan-out.ts';
 import { type RoutedWork, statusRefresh } from './router-work.ts';
 
 /** Pod changes that need the pair made right, not only the status recounted. */
@@ -60,7 +62,8 @@ export async function routeWatch(
         return { ignored: `DaemonSet of ${detail.apiVersion}, not managed` };
       if (!detail.namespace) return { ignored: 'DaemonSet event without a namespace' };
       const daemonSet = { namespace: detail.namespace, name: detail.name, uid: detail.uid };
-      return { work: [{ to: 'work', message: { ...base, kind: 'daemonset', daemonSet } }] };
+      const gates = detail.gateChange ? await gateFanOut(deps, detail.gateChange, cause) : [];
+      return { work: [{ to: 'work', message: { ...base, kind: 'daemonset', daemonSet } }, ...gates] };
     }
     case 'Pod':
       return routePod(deps, detail, changes, cause);

@@ -20,6 +20,7 @@ import type { OutgoingWork } from '../queue/work-senders.ts';
 import { routerCounterNames as names, type RouterDeps } from './router-deps.ts';
 import { routeEc2 } from './router-ec2.ts';
 import { routeResync } from './router-resync.ts';
+import { sendInLanes } from './router-send-lanes.ts';
 import { routeWatch } from './router-watch.ts';
 import { outgoingOf, type RoutedWork } from './router-work.ts';
 
@@ -100,7 +101,7 @@ async function routeTrigger(
     case 'ec2':
       return routeEc2(deps, trigger.instanceId, cause);
     case 'resync':
-      return { work: await routeResync(deps, trigger.scope, cause) };
+      return { work: await routeResync(deps, trigger.scope, cause, trigger.gateChange) };
   }
 }
 
@@ -134,7 +135,7 @@ async function routeRequeue(
 
 async function send(deps: RouterDeps, work: OutgoingWork[], delayed: OutgoingMessage[]): Promise<void> {
   await Promise.all([
-    work.length > 0 ? deps.work.send(work) : undefined,
+    work.length > 0 ? sendInLanes(deps.work, work) : undefined,
     delayed.length > 0 ? deps.ingress(delayed) : undefined,
   ]);
   deps.counters.count(names.workMessages, work.length);

@@ -8,7 +8,9 @@ import type { CoreV1Event, V1ControllerRevision, V1Node, V1Pod, V1Taint } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../lib/core/daemon-set.ts';
 import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../lib/core/node-gate.ts';
+import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
+import { HINT_MAX_AGE_SECONDS } from '../../lib/reconcile/pair-reader.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/reconcile-deps.ts';
 import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
 import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
@@ -188,14 +190,8 @@ describe('node readiness gates', () => {
     expect(nodeEvents('c1', 'NodeReadinessGateLifted')).toHaveLength(2);
   });
 
-  it("from the relay's hints (no marker in them), reads the node for the gate before writing", async () => {
-    const key = 'example.com/agent-not-ready';
-    harness.sim.nodes.add('c2', { labels: { gate: 'cont' }, taints: [gateTaint(key)] });
-    await nodeChanged('c2');
-    await waitFor('cont ready on c2', () => {
-      const pod = podOn(cont, 'c2');
-      return pod !== undefined && isReady(pod);
-    });
+  /** The relay's view of the cluster as it is now, as a relay that just listed everything. */
+  function relayContext(): RelayNodeContext {
     const context = new RelayNodeContext();
     const list = <T>(key: Parameters<typeof harness.sim.store.list>[0]) =>
       harness.sim.store.list(key) as unknown as T[];
@@ -203,15 +199,133 @@ describe('node readiness gates', () => {
     context.seed('pods', list<V1Pod>('pods'));
     context.seed('daemonsets', list<DaemonSet>('apps/daemonsets'));
     context.seed('controllerrevisions', list<V1ControllerRevision>('apps/controllerrevisions'));
-    const hints = context.hintsFor(node('c2') as V1Node, new Date());
+    return context;
+  }
+
+  /** The node message the router sends for a gating pod's event, with the relay's hints of the node. */
+  function hintedMessage(name: string, hints: NodeHints | undefined): NodeMessage {
     expect(hints).toBeDefined();
+    return { ...(nodeMessage(name) as NodeMessage), ...(hints ? { hints } : {}) };
+  }
+
+  /** Writes the Events still lingering, then resets the request counters. */
+  async function countFromHere(): Promise<void> {
+    await harness.deps.events.flush();
     harness.sim.counters.reset();
-    const report = await reconcileNode(harness.deps, { ...(nodeMessage('c2') as NodeMessage), hints });
-    expect(report.gatesLifted).toBe(1);
-    expect(taintKeys('c2')).toEqual([]);
-    // Planned from the hints (no LIST of the node's pods), the node read once: for the gate.
-    expect(harness.sim.counters.total({ verb: 'list', resource: 'pods', userAgent: /reconcile/ })).toBe(0);
-    expect(harness.sim.counters.total({ verb: 'get', resource: 'nodes', userAgent: /reconcile/ })).toBe(1);
+  }
+
+  /** The reconcile side's API requests since {@link countFromHere}, as `verb resource[/status]`. */
+  function requestsMade(): string[] {
+    return harness.sim.counters
+      .snapshot()
+      .filter((entry) => /reconcile/.test(entry.userAgent))
+      .flatMap((entry) => {
+        const what = `${entry.verb} ${entry.resource}${entry.subresource ? `/${entry.subresource}` : ''}`;
+        return Array.from({ length: entry.count }, () => what);
+      })
+      .sort();
+  }
+
+  describe("from the relay's hints", () => {
+    const key = 'example.com/agent-not-ready';
+    const nodes = ['h1', 'h2', 'h3', 'h4', 'h5'];
+
+    // Gated nodes whose gating pod is ready, and whose node step has not run since: each waits to be released.
+    beforeAll(async () => {
+      for (const name of nodes)
+        harness.sim.nodes.add(name, { labels: { gate: 'cont' }, taints: [gateTaint(key)] });
+      await harness.send(...nodes.map((name) => nodeMessage(name)));
+      await harness.quiet();
+      await waitFor('cont ready on every h node', () =>
+        nodes.every((name) => {
+          const pod = podOn(cont, name);
+          return pod !== undefined && isReady(pod);
+        }),
+      );
+      await harness.deps.events.flush();
+      for (const name of nodes) expect(condition(name)?.status).toBe('False');
+    });
+
+    it('that carry the gate state, releasing a node costs the patch, the condition and the Event', async () => {
+      const hints = relayContext().nodeHintsFor('h1', new Date());
+      expect(hints?.node.gate?.condition?.status).toBe('False');
+      await countFromHere();
+      const report = await reconcileNode(harness.deps, hintedMessage('h1', hints));
+      await harness.deps.events.flush();
+      expect(report.gatesLifted).toBe(1);
+      expect(taintKeys('h1')).toEqual([]);
+      expect(condition('h1')).toMatchObject({ status: 'True', reason: 'DaemonSetsReady' });
+      expect(nodeEvents('h1', 'NodeReadinessGateLifted')).toHaveLength(1);
+      expect(requestsMade()).toEqual(['create events', 'patch nodes', 'patch nodes/status']);
+    });
+
+    it("that lack the gate state (an older relay's), reads the node for the gate before writing", async () => {
+      const hints = relayContext().nodeHintsFor('h2', new Date());
+      const { gate: _, ...older } = hints?.node ?? { name: 'h2', resourceVersion: '' };
+      await countFromHere();
+      const report = await reconcileNode(
+        harness.deps,
+        hintedMessage('h2', hints && { ...hints, node: older }),
+      );
+      await harness.deps.events.flush();
+      expect(report.gatesLifted).toBe(1);
+      expect(taintKeys('h2')).toEqual([]);
+      // Planned from the hints (no LIST of the node's pods), the node read once: for the gate.
+      expect(requestsMade()).toEqual(['create events', 'get nodes', 'patch nodes', 'patch nodes/status']);
+    });
+
+    it('older than the hint age limit, reads the node as an unhinted step does', async () => {
+      const observedAt = new Date(Date.now() - (HINT_MAX_AGE_SECONDS + 5) * 1000);
+      const hints = relayContext().nodeHintsFor('h3', observedAt);
+      await countFromHere();
+      const report = await reconcileNode(harness.deps, hintedMessage('h3', hints));
+      expect(report.gatesLifted).toBe(1);
+      expect(taintKeys('h3')).toEqual([]);
+      const made = requestsMade();
+      expect(made.filter((r) => r === 'get nodes')).toHaveLength(1);
+      expect(made).toContain('list pods');
+    });
+
+    it('when the node changed since the hint: the guarded patch meets 409, the node is read and decided again', async () => {
+      const hints = relayContext().nodeHintsFor('h4', new Date());
+      // Another controller taints the node after the relay saw it: the hint is stale.
+      const other: V1Taint = { key: 'example.com/other-controller', value: 'y', effect: 'NoSchedule' };
+      harness.sim.nodes.taint('h4', other);
+      await countFromHere();
+      const report = await reconcileNode(harness.deps, hintedMessage('h4', hints));
+      await harness.deps.events.flush();
+      expect(report.conflicts).toBe(1);
+      expect(report.gatesLifted).toBe(1);
+      expect(node('h4')?.spec?.taints).toEqual([other]);
+      expect(condition('h4')?.status).toBe('True');
+      expect(nodeEvents('h4', 'NodeReadinessGateLifted')).toHaveLength(1);
+      expect(requestsMade()).toEqual([
+        'create events',
+        'get nodes',
+        'patch nodes',
+        'patch nodes',
+        'patch nodes/status',
+      ]);
+    });
+
+    it("that predate this process's own gate write, decides on the node as written (no read)", async () => {
+      const context = relayContext();
+      await reconcileNode(harness.deps, hintedMessage('h5', context.nodeHintsFor('h5', new Date())));
+      expect(taintKeys('h5')).toEqual([]);
+      // The gating pod goes before the relay saw the release: its next hints still show the taint.
+      const pod = podOn(cont, 'h5') as V1Pod;
+      harness.sim.store.delete('pods', 'default', pod.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+      context.observe('pods', { type: 'DELETED', object: pod, resourceVersion: '0' });
+      const stale = context.nodeHintsFor('h5', new Date());
+      expect(stale?.node.taints?.map((t) => t.key)).toEqual([key]);
+      await countFromHere();
+      const report = await reconcileNode(harness.deps, hintedMessage('h5', stale));
+      await harness.deps.events.flush();
+      expect(report.gatesRestored).toBe(1);
+      expect(taintKeys('h5')).toEqual([key]);
+      expect(condition('h5')).toMatchObject({ status: 'False', reason: 'WaitingForDaemonSets' });
+      expect(requestsMade().filter((r) => r === 'get nodes')).toEqual([]);
+    });
   });
 
   it("keeps another controller's taint added between its read and its write (409, read again, decide again)", async () => {

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { controllerRevisionFor } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../lib/core/node-gate.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../lib/core/node-readiness.ts';
 import { fromJson } from '../../lib/kube/object-codec.ts';
-import { MAX_NODE_HINTS_BYTES } from '../../lib/messages/node-hints.ts';
+import { MAX_NODE_HINTS_BYTES, nodeHintsSchema } from '../../lib/messages/node-hints.ts';
 import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 
@@ -165,6 +167,75 @@ describe('RelayNodeContext', () => {
     context.seed('daemonsets', big);
     const hints = context.hintsFor(aNode('n1'), at);
     expect(hints?.daemonSets).toHaveLength(40);
+    expect(hints?.daemonSets.every((entry) => entry.object === undefined)).toBe(true);
+    expect(JSON.stringify(hints).length).toBeLessThanOrEqual(MAX_NODE_HINTS_BYTES);
+  });
+
+  it("node hints carry the node's readiness gate state as the node watch last saw it, and only that", () => {
+    const context = new RelayNodeContext();
+    context.seed('daemonsets', [agent as DaemonSet]);
+    context.seed('nodes', [aNode('n1', { taints: [{ key: DEFAULT_GATE_TAINT_KEY, effect: 'NoSchedule' }] })]);
+    expect(context.nodeHintsFor('n1', at)?.node.gate).toEqual({});
+
+    // The node step released the node: the taint gone, the marker set, our condition True. The
+    // relay drops that update as a trigger, but follows it for the hints of later events.
+    const released = withVersion(aNode('n1'), '5');
+    const marker = JSON.stringify({ [DEFAULT_GATE_TAINT_KEY]: '2026-11-30T00:00:00.000Z' });
+    released.metadata = {
+      ...released.metadata,
+      annotations: { [GATE_RELEASED_ANNOTATION]: marker, 'node.alpha.kubernetes.io/ttl': '0' },
+    };
+    released.status = {
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+        {
+          type: DAEMONSETS_READY_CONDITION,
+          status: 'True',
+          reason: 'DaemonSetsReady',
+          message: 'every gating DaemonSet that should run here has an available pod',
+          lastTransitionTime: at,
+        },
+      ],
+    };
+    context.observe('nodes', { type: 'MODIFIED', object: released, resourceVersion: '5' });
+    const gate = {
+      released: marker,
+      condition: {
+        type: DAEMONSETS_READY_CONDITION,
+        status: 'True',
+        reason: 'DaemonSetsReady',
+        message: 'every gating DaemonSet that should run here has an available pod',
+        lastTransitionTime: at.toISOString(),
+      },
+    };
+    const hints = context.nodeHintsFor('n1', at);
+    expect(hints?.node).toMatchObject({ resourceVersion: '5', gate });
+    expect(hints?.node.taints).toBeUndefined();
+    expect(context.hintsFor(released, at)?.node.gate).toEqual(gate);
+    const pod = aPod('agent-n1', { owner: agent, nodeName: 'n1', uid: 'p1' });
+    expect(context.pairHintsFor(pod, at)?.node).toMatchObject({ resourceVersion: '5', gate });
+    // Only the marker and our condition's texts: not the node's other annotations, not the kubelet's.
+    const text = JSON.stringify(hints);
+    expect(text).not.toContain('node.alpha.kubernetes.io/ttl');
+    expect(text).not.toContain('kubelet is posting ready status');
+    expect(nodeHintsSchema.parse(JSON.parse(text)).node.gate).toEqual(gate);
+  });
+
+  it('the gate state counts in the size limit of the hints', () => {
+    const context = new RelayNodeContext();
+    const big = Array.from({ length: 12 }, (_, i) => {
+      const ds = aDaemonSet(`big-${i}`, { uid: `ds-${i}` }) as V1DaemonSet;
+      ds.metadata = { ...ds.metadata, resourceVersion: '1', annotations: { note: 'x'.repeat(3000) } };
+      return ds as DaemonSet;
+    });
+    context.seed('daemonsets', big);
+    const node = aNode('n1');
+    expect(context.hintsFor(node, at)?.daemonSets.every((entry) => entry.object !== undefined)).toBe(true);
+    // A long condition message tips the DaemonSets whole over the limit: they go as versions only.
+    const message = `waiting for an available pod of ${'default/agent, '.repeat(700)}`;
+    node.status = { conditions: [{ type: DAEMONSETS_READY_CONDITION, status: 'False', message }] };
+    const hints = context.hintsFor(node, at);
+    expect(hints?.node.gate?.condition?.message).toBe(message);
     expect(hints?.daemonSets.every((entry) => entry.object === undefined)).toBe(true);
     expect(JSON.stringify(hints).length).toBeLessThanOrEqual(MAX_NODE_HINTS_BYTES);
   });

@@ -1,0 +1,60 @@
+/**
+ * The node step's part for gate keys no DaemonSet gates any more (docs/design.md, 26. Node
+ * readiness gates). When the last DaemonSet gating a key is deleted or stops gating it, the router
+ * sends every node's `node` step naming the key (`gateKeys`); the step lifts the node's NoSchedule
+ * taint of each named key that no listed DaemonSet gates, in the same guarded merge patch as the
+ * rest of its gate decision (`node-gates.ts`), and records it as any lift.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeGateDecision } from '../core/node-gate.ts';
+import { withOrphanGatesLifted } from '../core/node-gate-orphans.ts';
+import { GATE_TAINT_EFFECT } from '../core/node-readiness.ts';
+import type { ParseResult } from '../messages/parse-json-object.ts';
+import type { NodeMessage, WorkMessage } from '../messages/work-message.ts';
+
+/**
+ * True when `node` (undefined: gone) carries the NoSchedule taint of a key `message` names as
+ * possibly no longer gated: the gate part must then run even when no DaemonSet gates anything now.
+ */
+export function carriesNamedGateTaint(
+  message: Readonly<NodeMessage>,
+  node: Readonly<V1Node> | undefined,
+): boolean {
+  const keys = message.gateKeys ?? [];
+  if (keys.length === 0 || node === undefined) return false;
+  return (node.spec?.taints ?? []).some((t) => t.effect === GATE_TAINT_EFFECT && keys.includes(t.key));
+}
+
+/**
+ * `decision` for `node` with the taints of the keys `message` names lifted when no DaemonSet of the
+ * decision gates them (`withOrphanGatesLifted`); the decision itself when the message names none.
+ */
+export function withNamedOrphansLifted(
+  message: Readonly<NodeMessage>,
+  node: Readonly<V1Node>,
+  decision: NodeGateDecision,
+): NodeGateDecision {
+  const keys = message.gateKeys ?? [];
+  return keys.length === 0 ? decision : withOrphanGatesLifted(node, decision, keys);
+}
+
+/**
+ * `message` with the `gateKeys` of every `node` message for the same node in its batch (`batch`,
+ * the batch's parsed records). Records of the same node run once, the first
+ * (docs/design.md, 6. Work messages, FIFO groups and de-duplication ids): the keys of the ones
+ * skipped as its duplicates must not be lost with them. Any other message is returned as it is.
+ */
+export function withBatchGateKeys(
+  message: WorkMessage,
+  batch: Iterable<{ readonly parsed: ParseResult<'message', WorkMessage> }>,
+): WorkMessage {
+  if (message.kind !== 'node') return message;
+  const keys = new Set(message.gateKeys);
+  for (const { parsed } of batch) {
+    if (!parsed.ok || parsed.message.kind !== 'node' || parsed.message.node.name !== message.node.name)
+      continue;
+    for (const key of parsed.message.gateKeys ?? []) keys.add(key);
+  }
+  if (keys.size === (message.gateKeys?.length ?? 0)) return message;
+  return { ...message, gateKeys: [...keys].sort() };
+}

@@ -1,0 +1,253 @@
+/**
+ * The relay marks a DaemonSet event that changed the DaemonSet's node readiness gate with
+ * `gateChange` naming the keys that may have stopped being gated: against the simulated cluster
+ * through the real client (declared, re-moded, re-keyed, removed, deleted; a dry run holds no key;
+ * an unrelated change carries none), and after a 410 relist, on the resync trigger. The pure
+ * judgement against the relay's own view is checked beside it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import {
+  NODE_READINESS_ANNOTATION,
+  NODE_READINESS_DRY_RUN_ANNOTATION,
+  NODE_READINESS_TAINT_KEY_ANNOTATION,
+  NODE_READINESS_TIMEOUT_ANNOTATION,
+} from '../../lib/core/node-readiness.ts';
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { silentLogger } from '../../lib/log/structured-logger.ts';
+import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
+import { Journal, readJournal } from '../../lib/queue/journal.ts';
+import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { type Relay, startRelay } from '../../lib/relay/relay.ts';
+import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
+import { gateChangeOf, relistGateChange } from '../../lib/relay/relay-gate-changes.ts';
+import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
+import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { aDaemonSet } from '../support/builders.ts';
+import { newDaemonSet } from '../support/store-test-helpers.ts';
+
+const K = 'everynode.dev/not-ready';
+const AGENT = 'example.com/agent-not-ready';
+const AGENT2 = 'example.com/agent-v2-not-ready';
+const DRY = 'example.com/dry';
+
+interface Seen {
+  detailType: string;
+  event?: string;
+  kind?: string;
+  name?: string;
+  changes?: string[];
+  reason?: string;
+  gateChange?: { keys: string[] };
+}
+
+async function journalled(path: string): Promise<Seen[]> {
+  const seen: Seen[] = [];
+  try {
+    for await (const entry of readJournal(path)) {
+      const e = entry.trigger as { 'detail-type': string; detail: Omit<Seen, 'detailType'> };
+      seen.push({ detailType: e['detail-type'], ...e.detail });
+    }
+  } catch {
+    // No journal yet: nothing published.
+  }
+  return seen;
+}
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last seen: ${JSON.stringify(value).slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const gate = (mode: string, extra: Record<string, string> = {}) => ({
+  [NODE_READINESS_ANNOTATION]: mode,
+  ...extra,
+});
+
+describe('gate changes on DaemonSet triggers, against the simulated cluster', () => {
+  let sim: SimCluster;
+  let queues: LocalQueues;
+  let dir: string;
+  let journalPath: string;
+  let running: Relay | undefined;
+
+  beforeAll(async () => {
+    sim = await startSimCluster({ nodes: 1 });
+    queues = await startLocalQueues();
+    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-gates-'));
+    journalPath = join(dir, 'journal.jsonl');
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await sim.stop();
+    await queues.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function createDaemonSet(name: string, annotations?: Record<string, string>): void {
+    sim.store.create('apps/daemonsets', newDaemonSet(name, annotations ? { annotations } : {}));
+  }
+
+  /** Sets (string) or removes (undefined) annotations of DaemonSet `name`. */
+  function annotate(name: string, changes: Record<string, string | undefined>): void {
+    sim.store.mutate('apps/daemonsets', 'default', name, (ds) => {
+      const meta = ds.metadata as { annotations?: Record<string, string> };
+      const annotations = { ...meta.annotations };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === undefined) delete annotations[key];
+        else annotations[key] = value;
+      }
+      meta.annotations = annotations;
+    });
+  }
+
+  function startTestRelay(): Promise<Relay> {
+    return startRelay({
+      kube: createKubePort({
+        connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
+        managedKind: 'apps/v1',
+        userAgent: 'everynode/relay',
+      }),
+      managedKind: 'apps/v1',
+      bus: new LocalEventBus({
+        sqs: queues.sqs,
+        ingressUrl: queues.urls.ingress,
+        journal: new Journal(journalPath),
+      }),
+      checkpoints: new FileCheckpointStore(join(dir, 'checkpoint.json')),
+      logger: silentLogger,
+      checkpointEveryMs: 100,
+    });
+  }
+
+  it('names the keys of the gate before and after each change of it, and nothing for other changes', async () => {
+    createDaemonSet('cni', gate('BootstrapOnly'));
+    createDaemonSet('agent', gate('Continuous', { [NODE_READINESS_TAINT_KEY_ANNOTATION]: AGENT }));
+    createDaemonSet('logs');
+    createDaemonSet(
+      'dry',
+      gate('BootstrapOnly', {
+        [NODE_READINESS_TAINT_KEY_ANNOTATION]: DRY,
+        [NODE_READINESS_DRY_RUN_ANNOTATION]: 'true',
+      }),
+    );
+    running = await startTestRelay();
+    // Each step is one watch event of one DaemonSet, in this order on the DaemonSet watch.
+    annotate('logs', { 'example.com/owner': 'team-a' });
+    annotate('cni', { [NODE_READINESS_ANNOTATION]: 'Continuous' });
+    annotate('cni', { [NODE_READINESS_TIMEOUT_ANNOTATION]: '300' });
+    annotate('agent', { [NODE_READINESS_TAINT_KEY_ANNOTATION]: AGENT2 });
+    annotate('agent', {
+      [NODE_READINESS_ANNOTATION]: undefined,
+      [NODE_READINESS_TAINT_KEY_ANNOTATION]: undefined,
+    });
+    sim.store.delete('apps/daemonsets', 'default', 'dry');
+    sim.store.delete('apps/daemonsets', 'default', 'cni');
+    annotate('logs', { [NODE_READINESS_ANNOTATION]: 'BootstrapOnly' });
+    createDaemonSet('security', gate('Continuous', { [NODE_READINESS_TAINT_KEY_ANNOTATION]: AGENT }));
+    const seen = await eventually(
+      () => journalled(journalPath),
+      (s) => s.some((x) => x.event === 'ADDED' && x.name === 'security'),
+    );
+    await running.stop();
+    running = undefined;
+    const daemonSetEvents = seen
+      .filter((s) => s.kind === 'DaemonSet')
+      .map((s) => [s.event, s.name, s.gateChange?.keys ?? 'none']);
+    expect(daemonSetEvents).toEqual([
+      ['MODIFIED', 'logs', 'none'],
+      ['MODIFIED', 'cni', [K]],
+      ['MODIFIED', 'cni', 'none'],
+      ['MODIFIED', 'agent', [AGENT, AGENT2]],
+      ['MODIFIED', 'agent', [AGENT2]],
+      // A dry run never held its key: a change to re-decide, naming no key to lift.
+      ['DELETED', 'dry', []],
+      ['DELETED', 'cni', [K]],
+      ['MODIFIED', 'logs', [K]],
+      ['ADDED', 'security', [AGENT]],
+    ]);
+  });
+
+  it('after a 410 relist, names on the resync trigger the gates changed while it did not watch', async () => {
+    running = await startTestRelay();
+    const before = (await journalled(journalPath)).length;
+    // Every watch ends: the next ones answer 410, and the gate removed meanwhile is seen by no watch.
+    sim.faults.forceWatchGone(4);
+    sim.faults.dropWatches();
+    annotate('logs', { [NODE_READINESS_ANNOTATION]: undefined });
+    const seen = await eventually(
+      async () => (await journalled(journalPath)).slice(before),
+      (s) => s.some((x) => x.detailType === 'Everynode Resync' && /daemonsets/.test(x.reason ?? '')),
+    );
+    await running.stop();
+    running = undefined;
+    const resyncs = seen.filter((s) => s.detailType === 'Everynode Resync');
+    expect(resyncs.find((s) => /daemonsets/.test(s.reason ?? ''))?.gateChange).toEqual({ keys: [K] });
+    for (const other of resyncs.filter((s) => !/daemonsets/.test(s.reason ?? '')))
+      expect(other.gateChange).toBeUndefined();
+    expect(seen.some((s) => s.kind === 'DaemonSet' && s.name === 'logs')).toBe(false);
+  });
+});
+
+describe('gateChangeOf and relistGateChange against the relay’s view', () => {
+  const withGate = (name: string, uid: string, annotations?: Record<string, string>): DaemonSet => {
+    const ds = aDaemonSet(name, { uid, ...(annotations ? { annotations } : {}) });
+    return ds;
+  };
+  const cni = withGate('cni', 'u-cni', gate('BootstrapOnly'));
+  const logs = withGate('logs', 'u-logs');
+
+  function contextWith(...daemonSets: DaemonSet[]): RelayNodeContext {
+    const context = new RelayNodeContext();
+    context.seed('daemonsets', daemonSets);
+    return context;
+  }
+
+  it('judges an event against the DaemonSet as the context last saw it', () => {
+    const context = contextWith(cni, logs);
+    const continuous = withGate('cni', 'u-cni', gate('Continuous'));
+    expect(
+      gateChangeOf(context, 'daemonsets', { type: 'MODIFIED', object: continuous, resourceVersion: '2' }),
+    ).toEqual({ keys: [K] });
+    expect(
+      gateChangeOf(context, 'daemonsets', { type: 'MODIFIED', object: cni, resourceVersion: '2' }),
+    ).toBeUndefined();
+    // A DELETED event's object is its last state; the context's view is what was gating.
+    expect(
+      gateChangeOf(context, 'daemonsets', { type: 'DELETED', object: logs, resourceVersion: '3' }),
+    ).toBeUndefined();
+    expect(
+      gateChangeOf(context, 'daemonsets', {
+        type: 'DELETED',
+        object: withGate('cni', 'u-cni'),
+        resourceVersion: '3',
+      }),
+    ).toEqual({ keys: [K] });
+    // Other resources, bookmarks and a relay without a view carry none.
+    expect(gateChangeOf(context, 'daemonsets', undefined)).toBeUndefined();
+    expect(
+      gateChangeOf(undefined, 'daemonsets', { type: 'ADDED', object: cni, resourceVersion: '1' }),
+    ).toBeUndefined();
+  });
+
+  it('unites the changes between the view and a relist, and none when the gates are the same', () => {
+    const context = contextWith(cni, logs);
+    const agent = withGate(
+      'agent',
+      'u-agent',
+      gate('Continuous', { [NODE_READINESS_TAINT_KEY_ANNOTATION]: AGENT }),
+    );
+    expect(relistGateChange(context, 'daemonsets', [logs, agent])).toEqual({ keys: [K, AGENT] });
+    expect(relistGateChange(context, 'daemonsets', [cni, logs])).toBeUndefined();
+    expect(relistGateChange(context, 'nodes', [])).toBeUndefined();
+  });
+});
