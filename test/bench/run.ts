@@ -20,6 +20,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'relay-handover': './relay-handover.ts',
   'relay-memory': './relay-memory.ts',
   'relay-chain': './relay-chain.ts',
+  'node-ready': './node-ready.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);
