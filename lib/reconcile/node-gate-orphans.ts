@@ -9,8 +9,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { NodeGateDecision } from '../core/node-gate.ts';
 import { withOrphanGatesLifted } from '../core/node-gate-orphans.ts';
 import { GATE_TAINT_EFFECT } from '../core/node-readiness.ts';
-import type { ParseResult } from '../messages/parse-json-object.ts';
-import type { NodeMessage, WorkMessage } from '../messages/work-message.ts';
+import type { NodeMessage } from '../messages/work-message.ts';
 
 /**
  * True when `node` (undefined: gone) carries the NoSchedule taint of a key `message` names as
@@ -36,25 +35,4 @@ export function withNamedOrphansLifted(
 ): NodeGateDecision {
   const keys = message.gateKeys ?? [];
   return keys.length === 0 ? decision : withOrphanGatesLifted(node, decision, keys);
-}
-
-/**
- * `message` with the `gateKeys` of every `node` message for the same node in its batch (`batch`,
- * the batch's parsed records). Records of the same node run once, the first
- * (docs/design.md, 6. Work messages, FIFO groups and de-duplication ids): the keys of the ones
- * skipped as its duplicates must not be lost with them. Any other message is returned as it is.
- */
-export function withBatchGateKeys(
-  message: WorkMessage,
-  batch: Iterable<{ readonly parsed: ParseResult<'message', WorkMessage> }>,
-): WorkMessage {
-  if (message.kind !== 'node') return message;
-  const keys = new Set(message.gateKeys);
-  for (const { parsed } of batch) {
-    if (!parsed.ok || parsed.message.kind !== 'node' || parsed.message.node.name !== message.node.name)
-      continue;
-    for (const key of parsed.message.gateKeys ?? []) keys.add(key);
-  }
-  if (keys.size === (message.gateKeys?.length ?? 0)) return message;
-  return { ...message, gateKeys: [...keys].sort() };
 }

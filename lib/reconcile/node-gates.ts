@@ -1,8 +1,9 @@
 /**
  * The gate part of the `node` step (docs/design.md, 26. Node readiness gates; 16. The node step):
  * from the node and the gating DaemonSets' pods on it, `decideNodeGates` says which gate taints to
- * lift or restore; this part writes that, shows the `everynode.dev/DaemonSetsReady` condition,
- * records the Events and asks to look again when time alone will change the answer.
+ * lift or restore; this part writes that, then (`node-gate-finish.ts`) the
+ * `everynode.dev/DaemonSetsReady` condition when what it says changed, the Events, and a requeue
+ * when time alone will change the answer.
  *
  * Writes are safe under concurrency: the taints and the BootstrapOnly released marker go in one
  * merge patch guarded by the resourceVersion the node was read at, and a Conflict means the node
@@ -11,35 +12,29 @@
  *
  * The node is decided as the step planned it, with no read of its own when that came from the
  * relay's hints and they carry its gate state (the marker and the condition: `node-gate-hint.ts`),
- * so releasing a node costs the patch, the condition and the Event; the guarded patch is what makes
- * a stale hint safe (docs/design.md, 9. Hints, and why a stale hint is safe).
+ * so releasing a node costs the patch, the condition and the Event, and a step that finds the node
+ * still waiting costs nothing; the guarded patch is what makes a stale hint safe
+ * (docs/design.md, 9. Hints, and why a stale hint is safe).
  */
-import type { V1Node, V1NodeCondition, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { isControlledBy } from '../core/controller-ref.ts';
+import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import {
   DAEMONSETS_READY_CONDITION,
   decideNodeGates,
   GATE_RELEASED_ANNOTATION,
-  type GateKeyDecision,
   type GatingDaemonSet,
-  gatedSince,
 } from '../core/node-gate.ts';
 import { gateKeysFor, nodeReadinessOf } from '../core/node-readiness.ts';
 import { nodeShouldRunDaemonPod } from '../core/placement.ts';
-import {
-  isPodAvailable,
-  isPodTerminating,
-  secondsUntilAvailable,
-  timestampMillis,
-} from '../core/pod-availability.ts';
+import { isPodAvailable, isPodTerminating } from '../core/pod-availability.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { ConflictError } from '../kube/kube-api-errors.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
-import { fifoSafeId } from '../messages/message-group-id.ts';
-import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage } from '../messages/work-message.ts';
 import { isActionable } from './actionable.ts';
-import { type GateOutcome, recordGateEvents } from './node-gate-events.ts';
+import { finishNodeGates } from './node-gate-finish.ts';
 import { carriesNamedGateTaint, withNamedOrphansLifted } from './node-gate-orphans.ts';
 import { nodeVersion } from './pair-reader.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
@@ -150,6 +145,21 @@ async function nodeToDecide(
 }
 
 /**
+ * `input` with the node's pods listed afresh (a consistent LIST), for a decision on a node newer
+ * than the hint the pods came with: a newer node decided with older pods could restore a gate whose
+ * pods are all available, or lift one whose pod has gone since.
+ */
+async function withPodsListed(
+  deps: ReconcileDeps,
+  name: string,
+  input: Readonly<NodeGateInput>,
+): Promise<NodeGateInput> {
+  const listed = await deps.kube.listPods({ fieldSelector: `spec.nodeName=${name}` });
+  const pods = listed.items.filter((pod) => targetNodeName(pod) === name);
+  return { ...input, podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)) };
+}
+
+/**
  * Makes the node's gates right for `message`'s node: decides, writes the taints and marker (one
  * guarded merge patch, decided again after each Conflict), the condition when it changed, the
  * Events, and a requeue when a gating pod is ready but not yet available (minReadySeconds) or a
@@ -170,11 +180,23 @@ export async function reconcileNodeGates(
   const name = message.node.name;
   const now = deps.clock();
   let node = await nodeToDecide(deps, name, input);
+  let pods = input;
+  // Pods hinted with an older node than the one decided on are read again with it.
+  const hintedPods = () => !input.nodeConfirmed && pods === input;
+  if (node !== undefined && node !== input.node && hintedPods())
+    pods = await withPodsListed(deps, name, input);
   for (let attempt = 1; node !== undefined; attempt++) {
-    const gating = gatingOn(node, gated, input, now);
+    const gating = gatingOn(node, gated, pods, now);
     const decision = withNamedOrphansLifted(message, node, decideNodeGates(node, gating, now.getTime()));
-    const decided = { input, gating, decision, now, report };
-    if (decision.taints === undefined) return finish(deps, message, { ...decided, node, written: false });
+    const decided = {
+      gating,
+      decision,
+      now,
+      report,
+      livePods: (ds: Readonly<DaemonSet>) => livePods(pods, ds),
+    };
+    if (decision.taints === undefined)
+      return finishNodeGates(deps, message, { ...decided, node, written: false });
     const marker = decision.releasedMarker;
     try {
       const annotations = marker === undefined ? undefined : { [GATE_RELEASED_ANNOTATION]: marker };
@@ -185,113 +207,14 @@ export async function reconcileNodeGates(
         annotations,
       );
       deps.objects.putRecentNodes([written], deps.clock().getTime());
-      return finish(deps, message, { ...decided, node: written, written: true });
+      return finishNodeGates(deps, message, { ...decided, node: written, written: true });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       report.conflicts++;
       if (attempt >= GATE_WRITE_ATTEMPTS) throw new NodeGateConflictError(name);
       node = await readNode(deps, name);
+      if (node !== undefined && hintedPods()) pods = await withPodsListed(deps, name, input);
     }
   }
   return report;
-}
-
-/** What the step decided on the node as last read (or as written). */
-interface Decided extends GateOutcome {
-  readonly input: NodeGateInput;
-  readonly report: StepReport;
-}
-
-/** The condition, the dry runs' and timeouts' Events, and the requeue; resolves to the step's report. */
-async function finish(
-  deps: ReconcileDeps,
-  message: Readonly<NodeMessage>,
-  decided: Decided,
-): Promise<StepReport> {
-  const node = await writeCondition(deps, decided);
-  const d = { ...decided, node };
-  recordGateEvents(deps.events, d, d.report);
-  const wait = nextLookSeconds(d);
-  if (wait !== undefined) {
-    const due = Math.ceil((d.now.getTime() + wait * 1000) / 1000);
-    const again = withRequeueCause(message, `node readiness gate waits ${wait}s`, d.now);
-    await deps.requeue.requeue(again, wait, fifoSafeId(`gate:${message.node.name}:${due}`));
-    d.report.requeues++;
-  }
-  return d.report;
-}
-
-/**
- * Writes the decided condition when its status, reason or message differs from the node's, and
- * returns the node as it then is. lastHeartbeatTime is now; lastTransitionTime moves only when the
- * status flips — and a first False on a node bootstrapping behind a gate taint dates from the
- * node's creation, as `gatedSince` counts it, so the timeout clock does not restart with it.
- */
-async function writeCondition(deps: ReconcileDeps, d: Readonly<Decided>): Promise<V1Node> {
-  const wanted = d.decision.condition;
-  const current = d.node.status?.conditions?.find((c) => c.type === DAEMONSETS_READY_CONDITION);
-  if (
-    current !== undefined &&
-    current.status === wanted.status &&
-    current.reason === wanted.reason &&
-    current.message === wanted.message
-  )
-    return d.node;
-  const condition: V1NodeCondition = { ...wanted, lastHeartbeatTime: d.now };
-  if (current?.status !== wanted.status) condition.lastTransitionTime = transitionTime(d, current);
-  const written = await deps.kube.patchNodeCondition(d.node.metadata?.name ?? '', condition);
-  deps.objects.putRecentNodes([written], deps.clock().getTime());
-  return written;
-}
-
-function transitionTime(d: Readonly<Decided>, current: V1NodeCondition | undefined): Date {
-  const bootstrapping =
-    current === undefined &&
-    d.decision.condition.status === 'False' &&
-    d.decision.keys.some((k) => k.tainted && k.action !== 'lift' && k.waitingFor.length > 0);
-  const created = timestampMillis(d.node.metadata?.creationTimestamp);
-  return bootstrapping && created !== undefined && created < d.now.getTime() ? new Date(created) : d.now;
-}
-
-/**
- * Seconds until time alone changes the decision, if it will: a gating pod that is ready but not yet
- * available under its DaemonSet's minReadySeconds (no event announces that moment), or a gated key
- * whose timeout is still to come (the Warning is due then).
- */
-function nextLookSeconds(d: Readonly<Decided>): number | undefined {
-  const waits: number[] = [];
-  const since = gatedSince(d.node);
-  for (const g of d.gating) {
-    if (!g.shouldRun || g.available) continue;
-    const minReady = g.ds.spec?.minReadySeconds ?? 0;
-    for (const pod of livePods(d.input, g.ds)) {
-      const wait = secondsUntilAvailable(pod, minReady, d.now);
-      if (wait !== undefined) waits.push(wait);
-    }
-  }
-  for (const k of d.decision.keys) {
-    const timeout = pendingTimeout(k, d.gating);
-    if (timeout === undefined || since === undefined) continue;
-    waits.push(Math.max(1, Math.ceil((since + timeout * 1000 - d.now.getTime()) / 1000)));
-  }
-  return waits.length > 0 ? Math.min(...waits) : undefined;
-}
-
-/**
- * The shortest timeout of a key gated (tainted, or being restored) and waiting but not yet timed
- * out; undefined otherwise.
- */
-function pendingTimeout(
-  k: Readonly<GateKeyDecision>,
-  gating: readonly GatingDaemonSet[],
-): number | undefined {
-  const gatedNow = k.tainted || (k.action === 'restore' && !k.dryRun);
-  if (!gatedNow || k.released || k.timedOut || k.action === 'lift' || k.waitingFor.length === 0)
-    return undefined;
-  const timeouts = gating.flatMap((g) =>
-    g.gate.taintKey === k.key && g.shouldRun && !g.available && g.gate.timeoutSeconds !== undefined
-      ? [g.gate.timeoutSeconds]
-      : [],
-  );
-  return timeouts.length > 0 ? Math.min(...timeouts) : undefined;
 }

@@ -12,7 +12,7 @@ import type { ParseResult } from '../messages/parse-json-object.ts';
 import { parseWorkMessage } from '../messages/parse-work-message.ts';
 import { failuresOf, withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { WorkMessage } from '../messages/work-message.ts';
-import { withBatchGateKeys } from './node-gate-orphans.ts';
+import { withBatchNodeFacts } from './node-gate-batch.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { reconcileMessage } from './reconcile-message.ts';
 import type { StepReport } from './step-report.ts';
@@ -144,8 +144,10 @@ export async function reconcileRecord(
   const key = workKey(parsed.message);
   if (plan.runner.get(key) !== record.messageId) return { type: 'duplicate' };
   const repeated = plan.repeated.has(key);
-  // A node message skipped as a duplicate of this one must not take its gate keys with it.
-  const first = repeated ? withBatchGateKeys(parsed.message, plan.records.values()) : parsed.message;
+  // The node messages skipped as duplicates of this one keep their gate keys and newer hints in it.
+  const first = repeated
+    ? withBatchNodeFacts(parsed.message, plan.records.values(), isReplayOrRedelivery)
+    : parsed.message;
   const message = messageToRun(record, first, repeated);
   const started = performance.now();
   try {

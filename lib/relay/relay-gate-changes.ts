@@ -4,7 +4,8 @@
  * DaemonSet that should run there has an available pod there, and (Continuous) restored when one
  * stops being available. So a change of such a pod's readiness must reach the node's `node` step
  * in one trip through the pipeline, never wait out a status-refresh window
- * (docs/design.md, 12. The status-refresh window) in the `StatusCoalescer`. And a change of a
+ * (docs/design.md, 12. The status-refresh window) in the `StatusCoalescer` — and only such a
+ * change: every other one would cost a node step that changes nothing. And a change of a
  * DaemonSet's gate itself reaches every node's: its trigger carries the gate change.
  */
 import type { V1Pod } from '@kubernetes/client-node';
@@ -12,16 +13,28 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import { type GateChange, gateChangeBetween, mergeGateChanges } from '../core/node-gate-change.ts';
 import { isPodReady } from '../core/pod-availability.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
-import { MAX_GATE_CHANGE_KEYS, NODE_GATE_CHANGES } from '../messages/trigger.ts';
+import { MAX_GATE_CHANGE_KEYS } from '../messages/trigger.ts';
 import type { ObjectEvent } from './relay-cache.ts';
+import { gateMovesOnNode } from './relay-gate-pods.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
+
+/**
+ * The changes of a gating pod that can move its node's gate: whether it is available there turns
+ * on its readiness and its deletion, and a terminal phase (`terminal`) ends it. A phase alone
+ * (Pending to Running, not yet ready) changes nothing.
+ */
+const GATE_MOVING_CHANGES: ReadonlySet<string> = new Set(['ready', 'terminal', 'deleting']);
 
 /**
  * True when the pod event (`type`, with the relay's changed facets `changes`) of `pod` can change
  * its node's gate: the pod's DaemonSet has a valid gate (as `context` knows the managed
- * DaemonSets), and the event is its removal, a change of its readiness, phase or deletion, or its
- * creation already ready (a replayed watch can show one). A pod created not ready, bound or
- * released changes no node's gate: it was not available before and is not now.
+ * DaemonSets), the event is its removal, a change of its readiness or deletion, its turning
+ * terminal, or its creation already ready (a replayed watch can show one) — and the gate can still
+ * move on the node (`gateMovesOnNode`: a BootstrapOnly gate only while the node carries its taint;
+ * a readiness change not while another gating DaemonSet's pods there are all not ready). A pod
+ * created not ready, started but not ready, bound or released changes no node's gate: it was not
+ * available before and is not now. So the pods of a gating DaemonSet on nodes already released
+ * cost no node step, and their status changes are coalesced as any other's.
  */
 export function changesNodeGate(
   context: RelayNodeContext | undefined,
@@ -30,9 +43,10 @@ export function changesNodeGate(
   pod: Readonly<V1Pod>,
 ): boolean {
   if (context === undefined || !context.gatesNode(pod)) return false;
-  if (type === 'DELETED') return true;
-  if (type === 'ADDED') return isPodReady(pod);
-  return changes.some((change) => NODE_GATE_CHANGES.has(change));
+  if (type === 'DELETED') return gateMovesOnNode(context, pod, false);
+  if (type === 'ADDED') return isPodReady(pod) && gateMovesOnNode(context, pod, true);
+  if (!changes.some((change) => GATE_MOVING_CHANGES.has(change))) return false;
+  return gateMovesOnNode(context, pod, !changes.includes('deleting'));
 }
 
 /**

@@ -101,6 +101,16 @@ export class RelayNodeContext {
     return node === undefined ? undefined : this.#hintsAround(node, observedAt);
   }
 
+  /** The node named `name` as the relay's node watch last saw it (as hinted); undefined when unknown. */
+  node(name: string): NodeHint | undefined {
+    return this.#nodes.get(name);
+  }
+
+  /** everynode's pods targeting the node named `name`, as the relay's pod watch last saw them. */
+  podsOn(name: string): PodHint[] {
+    return this.#podsOn(name);
+  }
+
   /** The managed DaemonSet with `uid` as the relay's watch last saw it; undefined when unknown or gone. */
   daemonSet(uid: string): DaemonSet | undefined {
     return this.#daemonSets.get(uid);

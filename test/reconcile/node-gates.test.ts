@@ -127,8 +127,8 @@ describe('node readiness gates', () => {
     });
     expect(podOn(plain, 'g1')).toBeDefined();
     expect(taintKeys('g1')).toEqual([DEFAULT_KEY]);
-    expect(condition('g1')).toMatchObject({ status: 'False', reason: 'WaitingForDaemonSets' });
-    expect(condition('g1')?.message).toContain('default/boot');
+    // Bootstrapping: the taint shows that the node waits; no condition is written before the release.
+    expect(condition('g1')).toBeUndefined();
 
     // Ready, not yet available (minReadySeconds 2): the node step asks to look again when it is.
     await readyOn(boot, 'g1');
@@ -243,12 +243,13 @@ describe('node readiness gates', () => {
         }),
       );
       await harness.deps.events.flush();
-      for (const name of nodes) expect(condition(name)?.status).toBe('False');
+      for (const name of nodes) expect(condition(name)).toBeUndefined();
     });
 
     it('that carry the gate state, releasing a node costs the patch, the condition and the Event', async () => {
       const hints = relayContext().nodeHintsFor('h1', new Date());
-      expect(hints?.node.gate?.condition?.status).toBe('False');
+      // The gate state is known, and empty: no marker, no condition yet.
+      expect(hints?.node.gate).toEqual({});
       await countFromHere();
       const report = await reconcileNode(harness.deps, hintedMessage('h1', hints));
       await harness.deps.events.flush();
@@ -270,8 +271,14 @@ describe('node readiness gates', () => {
       await harness.deps.events.flush();
       expect(report.gatesLifted).toBe(1);
       expect(taintKeys('h2')).toEqual([]);
-      // Planned from the hints (no LIST of the node's pods), the node read once: for the gate.
-      expect(requestsMade()).toEqual(['create events', 'get nodes', 'patch nodes', 'patch nodes/status']);
+      // The node read once, for the gate; the hinted pods are older than it, so they are listed with it.
+      expect(requestsMade()).toEqual([
+        'create events',
+        'get nodes',
+        'list pods',
+        'patch nodes',
+        'patch nodes/status',
+      ]);
     });
 
     it('older than the hint age limit, reads the node as an unhinted step does', async () => {
@@ -299,9 +306,11 @@ describe('node readiness gates', () => {
       expect(node('h4')?.spec?.taints).toEqual([other]);
       expect(condition('h4')?.status).toBe('True');
       expect(nodeEvents('h4', 'NodeReadinessGateLifted')).toHaveLength(1);
+      // After the conflict the node and its pods are read again, and decided on together.
       expect(requestsMade()).toEqual([
         'create events',
         'get nodes',
+        'list pods',
         'patch nodes',
         'patch nodes',
         'patch nodes/status',
@@ -325,6 +334,103 @@ describe('node readiness gates', () => {
       expect(taintKeys('h5')).toEqual([key]);
       expect(condition('h5')).toMatchObject({ status: 'False', reason: 'WaitingForDaemonSets' });
       expect(requestsMade().filter((r) => r === 'get nodes')).toEqual([]);
+    });
+  });
+
+  describe("a bootstrap release from the relay's hints, behind several gating DaemonSets", () => {
+    let first: ReturnType<typeof createDaemonSet>;
+    let last: ReturnType<typeof createDaemonSet>;
+
+    /** `hints` as the relay sent them before `ds`'s pod on the node turned Ready. */
+    function beforeReady(hints: NodeHints | undefined, ds: typeof boot): NodeHints | undefined {
+      if (hints === undefined) return undefined;
+      const uid = ds.metadata?.uid;
+      const pods = hints.pods.map((pod) =>
+        pod.controller?.uid !== uid
+          ? pod
+          : {
+              ...pod,
+              ready: false,
+              conditions: pod.conditions?.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)),
+            },
+      );
+      return { ...hints, pods };
+    }
+
+    // A node joined behind the default key, both its gating pods ready, no step run since.
+    beforeAll(async () => {
+      const gatingDuo = (name: string) =>
+        createDaemonSet(
+          harness,
+          aDaemonSet(name, {
+            annotations: { 'everynode.dev/node-readiness': 'BootstrapOnly' },
+            nodeSelector: { gate: 'duo' },
+          }),
+        );
+      first = gatingDuo('duo-first');
+      last = gatingDuo('duo-last');
+      await harness.send(daemonSetMessage(first), daemonSetMessage(last));
+      await harness.quiet();
+      harness.sim.nodes.add('j1', { labels: { gate: 'duo' }, taints: [gateTaint(DEFAULT_KEY)] });
+      await nodeChanged('j1');
+      await waitFor('both gating pods ready on j1', () =>
+        [first, last].every((ds) => {
+          const pod = podOn(ds, 'j1');
+          return pod !== undefined && isReady(pod);
+        }),
+      );
+      await harness.deps.events.flush();
+    });
+
+    it('a gating pod ready before the last costs nothing; the last one costs the patch, then the condition, and the Event', async () => {
+      expect(condition('j1')).toBeUndefined();
+      const hints = relayContext().nodeHintsFor('j1', new Date());
+      const writes: string[] = [];
+      const kube = harness.deps.kube;
+      const recording: ReconcileDeps = {
+        ...harness.deps,
+        kube: {
+          ...kube,
+          patchNodeGate: (...args) => {
+            writes.push('patch nodes');
+            return kube.patchNodeGate(...args);
+          },
+          patchNodeCondition: (...args) => {
+            writes.push('patch nodes/status');
+            return kube.patchNodeCondition(...args);
+          },
+        },
+      };
+
+      // The first gating pod's readiness: the node still waits for the last one, which its taint shows.
+      await countFromHere();
+      const early = await reconcileNode(recording, hintedMessage('j1', beforeReady(hints, last)));
+      await harness.deps.events.flush();
+      expect(early.gatesLifted).toBe(0);
+      expect(requestsMade()).toEqual([]);
+      expect(taintKeys('j1')).toEqual([DEFAULT_KEY]);
+      expect(condition('j1')).toBeUndefined();
+
+      // The last one's: released.
+      await countFromHere();
+      const release = await reconcileNode(recording, hintedMessage('j1', hints));
+      await harness.deps.events.flush();
+      expect(release.gatesLifted).toBe(1);
+      expect(release.conflicts).toBe(0);
+      expect(requestsMade()).toEqual(['create events', 'patch nodes', 'patch nodes/status']);
+      expect(writes).toEqual(['patch nodes', 'patch nodes/status']);
+      expect(taintKeys('j1')).toEqual([]);
+      expect(
+        Object.keys(JSON.parse(node('j1')?.metadata?.annotations?.[GATE_RELEASED_ANNOTATION] ?? '{}')),
+      ).toEqual([DEFAULT_KEY]);
+      expect(condition('j1')).toMatchObject({ status: 'True', reason: 'DaemonSetsReady' });
+      expect(nodeEvents('j1', 'NodeReadinessGateLifted')).toHaveLength(1);
+
+      // The relay's next hints of the node (its taint gone): nothing left to write.
+      await countFromHere();
+      await reconcileNode(recording, hintedMessage('j1', relayContext().nodeHintsFor('j1', new Date())));
+      await harness.deps.events.flush();
+      expect(requestsMade()).toEqual([]);
     });
   });
 

@@ -12,7 +12,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
-import { NODE_READINESS_ANNOTATION } from '../../lib/core/node-readiness.ts';
+import {
+  NODE_READINESS_ANNOTATION,
+  NODE_READINESS_TAINT_KEY_ANNOTATION,
+} from '../../lib/core/node-readiness.ts';
 import { isPodReady } from '../../lib/core/pod-availability.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
@@ -149,7 +152,8 @@ describe('node readiness gates: relay → router against the simulated cluster',
     const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
 
     const gating = ofPod('cni-worker-1');
-    // Created not ready: no gate changes. Then running, ready (one update or two, as the kubelet's
+    // Created not ready: no gate changes; running but not ready neither (coalesced into its window
+    // when an update of its own). Then ready (with running in one update or not, as the kubelet's
     // timers fall), terminating and gone: each forwarded at once, marked as gating its node.
     expect(gating[0]).toMatchObject({ event: 'ADDED' });
     expect(gating[0]?.gatesNode).toBeUndefined();
@@ -157,7 +161,8 @@ describe('node readiness gates: relay → router against the simulated cluster',
     expect(rest.map((d) => [d.event, d.gatesNode])).toEqual(
       rest.map((d) => [d.event === 'DELETED' ? 'DELETED' : 'MODIFIED', true]),
     );
-    expect(rest.flatMap((d) => d.changes ?? [])).toEqual(['phase', 'ready', 'deleting']);
+    expect(rest.filter((d) => d.changes?.join() === 'phase')).toEqual([]);
+    expect(rest.flatMap((d) => d.changes ?? []).filter((c) => c !== 'phase')).toEqual(['ready', 'deleting']);
     expect(rest.at(-1)?.event).toBe('DELETED');
     const turnedReady = rest.find((d) => d.changes?.includes('ready'));
     expect(turnedReady?.hints?.node.name).toBe('worker-1');
@@ -216,5 +221,59 @@ describe('node readiness gates: relay → router against the simulated cluster',
       'pair:default/cni/worker-1',
       'pair:default/cni/worker-1',
     ]);
+  });
+  it('a BootstrapOnly gating pod gates its node only while the node carries the gate taint', async () => {
+    // A key of its own: cni gates the default key Continuous, which moves on every node.
+    const key = 'example.com/boot-not-ready';
+    const boot = createDaemonSet('boot', {
+      [NODE_READINESS_ANNOTATION]: 'BootstrapOnly',
+      [NODE_READINESS_TAINT_KEY_ANNOTATION]: key,
+    });
+    sim.nodes.add('joining-1', { taints: [{ key, effect: 'NoSchedule' }] });
+    const journalPath = join(dir, 'bootstrap-journal.jsonl');
+    const frozen = new Date();
+    const relay = await startRelay({
+      kube: kube(),
+      managedKind: 'apps/v1',
+      bus: new LocalEventBus({
+        sqs: queues.sqs,
+        ingressUrl: queues.urls.ingress,
+        journal: new Journal(journalPath),
+      }),
+      checkpoints: new FileCheckpointStore(join(dir, 'bootstrap-checkpoint.json')),
+      logger: silentLogger,
+      clock: () => frozen,
+      checkpointEveryMs: 100,
+    });
+    try {
+      // worker-ssd was never gated (no taint): its gating pod's readiness moves no gate.
+      createPodOf(boot, 'worker-ssd');
+      createPodOf(boot, 'joining-1');
+      await eventually(
+        () => podIsReady('boot-worker-ssd') && podIsReady('boot-joining-1'),
+        (ready) => ready,
+      );
+      await eventually(
+        () => published(journalPath),
+        (seen) => seen.some((s) => s.detail.name === 'boot-joining-1' && s.detail.changes?.includes('ready')),
+      );
+      // Pod events come in order on one watch: once a later pod's creation is published (the first
+      // of its DaemonSet's window: never coalesced), every change of both pods has been judged.
+      createPodOf(createDaemonSet('marker'), 'worker-1');
+      await eventually(
+        () => published(journalPath),
+        (seen) => seen.some((s) => s.detail.name === 'marker-worker-1'),
+      );
+    } finally {
+      await relay.stop();
+    }
+    const seen = (await published(journalPath)).filter((s) => s.detail.kind === 'Pod');
+    const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
+    expect(ofPod('boot-worker-ssd').map((d) => [d.event, d.gatesNode === true])).toEqual([['ADDED', false]]);
+    const joining = ofPod('boot-joining-1');
+    const turnedReady = joining.find((d) => d.changes?.includes('ready'));
+    expect(turnedReady?.gatesNode).toBe(true);
+    expect(turnedReady?.hints?.node.name).toBe('joining-1');
+    expect(relay.stats.gating).toBe(joining.filter((d) => d.gatesNode).length);
   });
 });
