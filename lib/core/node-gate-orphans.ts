@@ -6,12 +6,9 @@
  * gated; here a named key that the node's decision does not gate and that the node carries is
  * lifted, in the same write as the rest of the decision.
  */
-import type { V1Node, V1Taint } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import type { GateKeyDecision, NodeGateDecision } from './node-gate.ts';
-import { GATE_TAINT_EFFECT } from './node-readiness.ts';
-
-const isGateTaint = (taint: Readonly<V1Taint>, key: string) =>
-  taint.key === key && taint.effect === GATE_TAINT_EFFECT;
+import { isGateTaint } from './node-readiness.ts';
 
 /**
  * The keys of `candidates` that no DaemonSet of `decision` gates (dry runs count as gating: a key

@@ -15,7 +15,12 @@
  */
 import type { V1Node, V1NodeCondition, V1Taint } from '@kubernetes/client-node';
 import type { DaemonSet } from './daemon-set.ts';
-import { GATE_TAINT_EFFECT, type NodeReadinessGate, type NodeReadinessMode } from './node-readiness.ts';
+import {
+  GATE_TAINT_EFFECT,
+  isGateTaint,
+  type NodeReadinessGate,
+  type NodeReadinessMode,
+} from './node-readiness.ts';
 import { timestampMillis } from './pod-availability.ts';
 
 /** The node condition everynode keeps on nodes while any gate is in use. */
@@ -91,9 +96,6 @@ export function gatedSince(node: Readonly<V1Node>): number | undefined {
   if (condition?.status === 'True') return undefined;
   return timestampMillis(condition?.lastTransitionTime) ?? timestampMillis(node.metadata?.creationTimestamp);
 }
-
-const isGateTaint = (taint: Readonly<V1Taint>, key: string) =>
-  taint.key === key && taint.effect === GATE_TAINT_EFFECT;
 
 function decideKey(
   key: string,

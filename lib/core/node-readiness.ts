@@ -28,6 +28,14 @@ export const DEFAULT_GATE_TAINT_KEY = 'everynode.dev/not-ready';
 /** The only effect a gate taint has: NoExecute would evict what already runs on the node. */
 export const GATE_TAINT_EFFECT = 'NoSchedule';
 
+/**
+ * True when `taint` is the gate taint of `key`: that key with the NoSchedule effect. A NoExecute or
+ * PreferNoSchedule taint of the same key is another controller's, never lifted or tolerated as ours.
+ */
+export function isGateTaint(taint: Readonly<{ key?: string; effect?: string }>, key: string): boolean {
+  return taint.key === key && taint.effect === GATE_TAINT_EFFECT;
+}
+
 /** The gate's modes (the Node Readiness Controller's): lifted once, or kept in step with the pods. */
 export const nodeReadinessModes = ['BootstrapOnly', 'Continuous'] as const;
 /** How a gate follows its pods. */

@@ -83,8 +83,12 @@ export function daemonSetEvent(
     now,
     component: EVENT_COMPONENT,
   });
-  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(sequence++ % 1_000_000);
-  return { ...event, metadata: { ...event.metadata, name: eventName(meta.name ?? '', nanos) } };
+  return { ...event, metadata: { ...event.metadata, name: uniqueEventName(meta.name ?? '', now) } };
+}
+
+/** Upstream's `<object name>.<hex nanoseconds>` Event name, its nanoseconds made unique within the process. */
+function uniqueEventName(objectName: string, now: Date): string {
+  return eventName(objectName, BigInt(now.getTime()) * 1_000_000n + BigInt(sequence++ % 1_000_000));
 }
 
 /**
@@ -108,8 +112,7 @@ export function nodeEvent(
     now,
     component: EVENT_COMPONENT,
   });
-  const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(sequence++ % 1_000_000);
-  return { ...event, metadata: { name: eventName(name, nanos), namespace: 'default' } };
+  return { ...event, metadata: { name: uniqueEventName(name, now), namespace: 'default' } };
 }
 
 /** A state an event reports once: recorded again only when `value` differs from the last one of `scope`. */

@@ -10,7 +10,7 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../core/action.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { GATE_TAINT_EFFECT, gateKeysFor } from '../core/node-readiness.ts';
+import { gateKeysFor, isGateTaint } from '../core/node-readiness.ts';
 import { type NodeView, nodeViewsFor } from '../core/node-view.ts';
 import { type PairState, planPair } from '../core/pair-plan.ts';
 import { daemonPodTolerations } from '../core/tolerations.ts';
@@ -36,7 +36,7 @@ function gateTolerantNode(
 ): V1Node | undefined {
   const taints = node?.spec?.taints;
   if (node === undefined || gateKeys.length === 0 || taints === undefined) return node as V1Node | undefined;
-  const kept = taints.filter((t) => !(t.effect === GATE_TAINT_EFFECT && gateKeys.includes(t.key)));
+  const kept = taints.filter((t) => !gateKeys.some((key) => isGateTaint(t, key)));
   if (kept.length === taints.length) return node as V1Node;
   return { ...node, spec: { ...node.spec, taints: kept } };
 }

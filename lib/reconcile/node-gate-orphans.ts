@@ -8,7 +8,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeGateDecision } from '../core/node-gate.ts';
 import { withOrphanGatesLifted } from '../core/node-gate-orphans.ts';
-import { GATE_TAINT_EFFECT } from '../core/node-readiness.ts';
+import { isGateTaint } from '../core/node-readiness.ts';
 import type { NodeMessage } from '../messages/work-message.ts';
 
 /**
@@ -21,7 +21,7 @@ export function carriesNamedGateTaint(
 ): boolean {
   const keys = message.gateKeys ?? [];
   if (keys.length === 0 || node === undefined) return false;
-  return (node.spec?.taints ?? []).some((t) => t.effect === GATE_TAINT_EFFECT && keys.includes(t.key));
+  return (node.spec?.taints ?? []).some((t) => keys.some((key) => isGateTaint(t, key)));
 }
 
 /**

@@ -20,7 +20,7 @@ import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
-import { GATE_TAINT_EFFECT, type NodeReadinessGate, nodeReadinessOf } from '../core/node-readiness.ts';
+import { isGateTaint, type NodeReadinessGate, nodeReadinessOf } from '../core/node-readiness.ts';
 import { nodeShouldRunDaemonPod } from '../core/placement.ts';
 import { validateDaemonSet } from '../core/validation.ts';
 import { type NodeHint, nodeFromHint, type PodHint } from '../messages/pair-hints.ts';
@@ -54,9 +54,6 @@ function factsOf(ds: Readonly<DaemonSet>): GateFacts {
 export function gateOf(ds: Readonly<DaemonSet>): NodeReadinessGate | undefined {
   return factsOf(ds).gate;
 }
-
-const isGateTaintOf = (key: string) => (t: { key: string; effect: string }) =>
-  t.key === key && t.effect === GATE_TAINT_EFFECT;
 
 /**
  * True when another actionable DaemonSet gating `key` keeps the gate of `node` closed whatever the
@@ -110,6 +107,6 @@ export function gateMovesOnNode(
   const continuous = context
     .daemonSets()
     .some((d) => gateOf(d)?.taintKey === key && gateOf(d)?.mode === 'Continuous');
-  if (!continuous && !(node.taints ?? []).some(isGateTaintOf(key))) return false;
+  if (!continuous && !(node.taints ?? []).some((t) => isGateTaint(t, key))) return false;
   return !readiness || !anotherKeepsGateClosed(context, owner, key, node);
 }
