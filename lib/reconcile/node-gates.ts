@@ -17,6 +17,7 @@
  * (docs/design.md, 9. Hints, and why a stale hint is safe).
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { isActionable } from '../core/actionable.ts';
 import { isControlledBy } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -33,7 +34,6 @@ import { EverynodeError } from '../errors/everynode-error.ts';
 import { ConflictError } from '../kube/kube-api-errors.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
 import type { NodeMessage } from '../messages/work-message.ts';
-import { isActionable } from './actionable.ts';
 import { finishNodeGates } from './node-gate-finish.ts';
 import { carriesNamedGateTaint, withNamedOrphansLifted } from './node-gate-orphans.ts';
 import { nodeVersion } from './pair-reader.ts';

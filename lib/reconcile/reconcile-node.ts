@@ -6,6 +6,7 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { type Action, deletesBecauseOfNode } from '../core/action.ts';
+import { isActionable } from '../core/actionable.ts';
 import { isControlledBy } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -17,7 +18,6 @@ import { nodeFromHint, podFromHint } from '../messages/pair-hints.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
-import { isActionable } from './actionable.ts';
 import { planGatedPair } from './gate-placement.ts';
 import { reconcileNodeGates } from './node-gates.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from './pair-reader.ts';

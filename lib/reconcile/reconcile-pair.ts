@@ -3,11 +3,11 @@
  * for a single node), idempotently, from hints or a fresh read.
  */
 import { type Action, deletesBecauseOfNode } from '../core/action.ts';
+import { isActionable } from '../core/actionable.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
-import { isActionable } from './actionable.ts';
 import { pairKey } from './expectations.ts';
 import { knownGateKeys, planGatedPair } from './gate-placement.ts';
 import {

@@ -16,13 +16,12 @@
  * the node (its pods' readiness comes later anyway), a removal or a deletion.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { isActionable } from '../core/actionable.ts';
 import { controllerOf } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
-import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { isGateTaint, type NodeReadinessGate, nodeReadinessOf } from '../core/node-readiness.ts';
 import { nodeShouldRunDaemonPod } from '../core/placement.ts';
-import { validateDaemonSet } from '../core/validation.ts';
 import { type NodeHint, nodeFromHint, type PodHint } from '../messages/pair-hints.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 
@@ -38,13 +37,7 @@ const facts = new WeakMap<Readonly<DaemonSet>, GateFacts>();
 function factsOf(ds: Readonly<DaemonSet>): GateFacts {
   let known = facts.get(ds);
   if (known === undefined) {
-    const selector = ds.spec?.selector;
-    const actionable =
-      ds.metadata?.deletionTimestamp === undefined &&
-      selector !== undefined &&
-      !isEmptyLabelSelector(selector) &&
-      validateDaemonSet(ds).length === 0;
-    known = { gate: nodeReadinessOf(ds), actionable };
+    known = { gate: nodeReadinessOf(ds), actionable: isActionable(ds) };
     facts.set(ds, known);
   }
   return known;

@@ -2,9 +2,9 @@
  * Whether a DaemonSet's pods may be touched at all by a step that does not report on it (pair,
  * node): the DaemonSet step records why not (a condition and a Warning event).
  */
-import type { DaemonSet } from '../core/daemon-set.ts';
-import { isEmptyLabelSelector } from '../core/label-selector.ts';
-import { validateDaemonSet } from '../core/validation.ts';
+import type { DaemonSet } from './daemon-set.ts';
+import { isEmptyLabelSelector } from './label-selector.ts';
+import { validateDaemonSet } from './validation.ts';
 
 /**
  * True when the pair and node steps may act for `ds`: it is not being deleted (garbage collection
