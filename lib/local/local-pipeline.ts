@@ -40,16 +40,6 @@ export interface LocalPipeline {
   stop(): Promise<void>;
 }
 
-/**
- * `concurrency` pollers split into event sources of at most 8: each source's pollers share one abort
- * signal, and Node warns about more than 10 listeners on one signal.
- */
-function pollerShares(concurrency: number): number[] {
-  const shares: number[] = [];
-  for (let left = Math.max(1, concurrency); left > 0; left -= 8) shares.push(Math.min(8, left));
-  return shares;
-}
-
 /** The local Lambda event sources: reconcile on the work queue, router on the ingress queue. */
 function startEventSources(
   options: Readonly<LocalPipelineOptions>,
@@ -67,12 +57,8 @@ function startEventSources(
         parts.log(name).warn('invocation failed; the batch will be redelivered', { error: String(error) }),
     });
   return [
-    ...pollerShares(options.reconcileConcurrency ?? 8).map((n) =>
-      source('reconcile', queues.urls.work, parts.reconcileHandler, n),
-    ),
-    ...pollerShares(options.routerConcurrency ?? 8).map((n) =>
-      source('router', queues.urls.ingress, parts.routerHandler, n),
-    ),
+    source('reconcile', queues.urls.work, parts.reconcileHandler, options.reconcileConcurrency ?? 8),
+    source('router', queues.urls.ingress, parts.routerHandler, options.routerConcurrency ?? 8),
   ];
 }
 

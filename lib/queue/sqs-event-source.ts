@@ -23,8 +23,10 @@ export interface SqsEventSourceOptions {
   readonly handler: SqsHandler;
   /** Messages per invocation (at most 10, the SQS receive limit). */
   readonly batchSize?: number;
-  /** Concurrent pollers, each invoking the handler on its own batches (the mapping's maxConcurrency). */
+  /** Invocations at once (the mapping's maxConcurrency). */
   readonly concurrency?: number;
+  /** Receives open at once (default {@link DEFAULT_POLLERS}, at most `concurrency`). */
+  readonly pollers?: number;
   readonly functionName?: string;
   /** Called when an invocation throws: the whole batch stays for redelivery, as on AWS. */
   readonly onError?: (error: unknown) => void;
@@ -35,23 +37,67 @@ export interface SqsEventSource {
   stop(): Promise<void>;
 }
 
-/** Starts polling `queueUrl` and invoking `handler` until stopped. */
+/**
+ * How many receives a source keeps open: Lambda's event source mapping also polls with a few
+ * pollers and invokes the function concurrently. Not one poller per invocation slot: the embedded
+ * queue wakes every waiting receive when a message arrives, so sixteen idle pollers would answer
+ * each message with fifteen empty receives (and fifteen more requests) on the pipeline's thread.
+ */
+export const DEFAULT_POLLERS = 2;
+
+/** Counts free invocation slots; `take` waits for one. */
+class Slots {
+  private waiting: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  async take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+/**
+ * Starts polling `queueUrl` and invoking `handler` until stopped: `pollers` receives open at a time,
+ * each taking a free invocation slot first (so no received batch waits for one, burning its
+ * visibility timeout), and at most `concurrency` invocations at once.
+ */
 export function startSqsEventSource(options: Readonly<SqsEventSourceOptions>): SqsEventSource {
   const controller = new AbortController();
-  const pollers = Array.from({ length: options.concurrency ?? 1 }, () =>
-    pollLoop(options, controller.signal),
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const slots = new Slots(concurrency);
+  const invocations = new Set<Promise<void>>();
+  const pollers = Array.from({ length: Math.min(concurrency, options.pollers ?? DEFAULT_POLLERS) }, () =>
+    pollLoop(options, controller.signal, slots, invocations),
   );
   return {
     stop: async () => {
       controller.abort();
       await Promise.allSettled(pollers);
+      await Promise.allSettled([...invocations]);
     },
   };
 }
 
-async function pollLoop(options: Readonly<SqsEventSourceOptions>, signal: AbortSignal): Promise<void> {
+async function pollLoop(
+  options: Readonly<SqsEventSourceOptions>,
+  signal: AbortSignal,
+  slots: Slots,
+  invocations: Set<Promise<void>>,
+): Promise<void> {
   while (!signal.aborted) {
+    await slots.take();
+    let invoked = false;
     try {
+      if (signal.aborted) return;
       const received = await options.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
@@ -63,11 +109,22 @@ async function pollLoop(options: Readonly<SqsEventSourceOptions>, signal: AbortS
         { abortSignal: signal },
       );
       const messages = received.Messages ?? [];
-      if (messages.length > 0) await invokeOnce(options, messages);
+      if (messages.length > 0) {
+        const invocation = invokeOnce(options, messages)
+          .catch((error: unknown) => options.onError?.(error))
+          .finally(() => {
+            invocations.delete(invocation);
+            slots.give();
+          });
+        invocations.add(invocation);
+        invoked = true;
+      }
     } catch (error) {
       if (signal.aborted) return;
       options.onError?.(error);
       await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      if (!invoked) slots.give();
     }
   }
 }

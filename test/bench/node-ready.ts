@@ -1,7 +1,7 @@
 /**
  * Node readiness gates through the whole local pipeline: `npm run bench -- node-ready --nodes 1000
  * --daemonsets 10 [--gating 3] [--joins 30] [--interval-ms 500] [--api-qps 2000]
- * [--reconcile-concurrency 16] [--release-timeout-s 60]`.
+ * [--reconcile-concurrency 16] [--release-timeout-s 60] [--cpu-profile FILE]`.
  *
  * Laid out as node-join-e2e: a simulated cluster of `--nodes` nodes in a worker thread, the local
  * pipeline (relay → bus + journal → ingress → router → work FIFO → reconcile) in this one. It runs
@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import type {
   ClusterProgress,
   JoinedNodeGate,
@@ -43,6 +44,8 @@ const { values } = parseArgs({
     'reconcile-concurrency': { type: 'string', default: '16' },
     /** How long after the last join the nodes still gated are waited for. */
     'release-timeout-s': { type: 'string', default: '60' },
+    /** A CPU profile of the pipeline's thread over the joins. */
+    'cpu-profile': { type: 'string' },
   },
 });
 const NODES = Number(values.nodes);
@@ -160,11 +163,13 @@ async function main(): Promise<void> {
   const setupSeconds = await converge(ask, pipeline);
   const before = await ask<RequestCount[]>({ cmd: 'requests' });
   const countersBefore = pipeline.counters.snapshot();
+  const profile = await startCpuProfile(values['cpu-profile']);
   for (let i = 1; i <= JOINS; i++) {
     await ask({ cmd: 'join', name: `joined-${String(i).padStart(3, '0')}` });
     if (i < JOINS) await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
   await until(() => allReleased(ask), RELEASE_TIMEOUT_MS);
+  await profile.stop();
   // The condition writes and Events that follow a release are counted too.
   await until(() => idle(pipeline), 60_000);
   const after = await ask<RequestCount[]>({ cmd: 'requests' });
