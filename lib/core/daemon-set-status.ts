@@ -1,6 +1,7 @@
 /**
  * The DaemonSet status: upstream pkg/controller/daemon/daemon_controller.go updateDaemonSetStatus
- * (and storeDaemonSetStatus), plus everynode's Progressing/Available conditions.
+ * (and storeDaemonSetStatus), plus everynode's Available/Progressing conditions on every DaemonSet
+ * (progress-conditions.ts).
  */
 import type { V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { RequeueAction } from './action.ts';
@@ -17,7 +18,8 @@ import { progressConditions, secondsUntilProgressDeadline } from './progress-con
  * oldest pod on each desired node — numberReady, numberAvailable (ready for minReadySeconds),
  * updatedNumberScheduled (current revision), numberUnavailable = desired − available;
  * observedGeneration = the DaemonSet's generation; collisionCount kept; conditions as
- * progressConditions. Pods on nodes not in `nodes` do not count (upstream iterates the node list).
+ * progressConditions (Available and Progressing, other types kept). Pods on nodes not in `nodes`
+ * do not count (upstream iterates the node list).
  */
 export function computeDaemonSetStatus(
   ds: Readonly<DaemonSet>,
@@ -44,8 +46,7 @@ export function daemonSetStatusFromViews(
     observedGeneration: ds.metadata?.generation ?? 0,
   };
   if (ds.status?.collisionCount !== undefined) status.collisionCount = ds.status.collisionCount;
-  const conditions = progressConditions(ds, status, now);
-  if (conditions.length > 0) status.conditions = conditions;
+  status.conditions = progressConditions(ds, status, now);
   return status;
 }
 

@@ -9,7 +9,7 @@
  * | paused | `spec.updateStrategy.rollingUpdate.paused` | `everynode.dev/paused` (`"true"`) | false |
  * | rollout node selector | `spec.updateStrategy.rollingUpdate.selector` (LabelSelector) | `everynode.dev/rollout-selector` (`kubectl -l` syntax or LabelSelector JSON) | every node |
  * | strict budget | `spec.updateStrategy.rollingUpdate.strict` | `everynode.dev/strict` (`"true"`) | false |
- * | progress deadline | `spec.progressDeadlineSeconds` | `everynode.dev/progress-deadline-seconds` | none (no conditions) |
+ * | progress deadline | `spec.progressDeadlineSeconds` | `everynode.dev/progress-deadline-seconds` | none (no deadline) |
  * | create/delete burst | `spec.burstReplicas` | `everynode.dev/burst-replicas` | 250 (upstream BurstReplicas) |
  *
  * Semantics (OpenKruise Advanced DaemonSet for partition/paused/selector, Deployment for the
@@ -48,7 +48,7 @@ export interface RolloutExtensions {
   selector: V1LabelSelector | undefined;
   /** Unavailable old pods are replaced only within maxUnavailable/maxSurge, never beyond. */
   strict: boolean;
-  /** Seconds without progress before `Progressing` turns False; undefined = no conditions. */
+  /** Seconds without progress before `Progressing` turns False; undefined = no deadline. */
   progressDeadlineSeconds: number | undefined;
   /** Most creates and most deletes one plan may carry. */
   burstReplicas: number;

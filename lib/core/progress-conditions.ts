@@ -1,18 +1,26 @@
 /**
- * Beyond upstream: `Progressing` and `Available` conditions on a DaemonSet, driven by
- * progressDeadlineSeconds, with Deployment's semantics (pkg/controller/deployment/progress.go
- * syncRolloutStatus and deployment/util DeploymentComplete / DeploymentProgressing /
- * DeploymentTimedOut).
+ * The `Available` and `Progressing` conditions everynode keeps on every valid DaemonSet it manages
+ * (beyond upstream, whose DaemonSets carry none), so that `kubectl wait --for=condition=Available`
+ * and `--for=condition=Progressing` work on a DaemonSet as they do on a Deployment.
  *
- * DaemonSetCondition has no lastUpdateTime (and the API server prunes unknown status fields of
- * apps/v1), so the Progressing condition's lastTransitionTime records the last progress: it is
- * restamped whenever the rollout makes progress, and the deadline runs from it.
+ * Available means every node that should run the daemon runs an available pod (of any revision):
+ * for a DaemonSet, maxUnavailable is a rollout budget, not a service level, and a node without its
+ * daemon is what a user waits for (and what a node readiness gate gates on).
+ *
+ * Progressing takes Deployment's reasons (pkg/controller/deployment/progress.go syncRolloutStatus,
+ * deployment/util DeploymentComplete / DeploymentProgressing / DeploymentTimedOut). Without
+ * progressDeadlineSeconds the conditions change only when their status or reason does, which
+ * happens only together with a change of the counts, the generation or the paused setting, so they
+ * add no status write of their own. With it, the Progressing condition's lastTransitionTime records
+ * the last progress (DaemonSetCondition has no lastUpdateTime, and the API server prunes unknown
+ * status fields of apps/v1): it is restamped whenever the rollout makes progress, and the deadline
+ * runs from it.
  */
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
 import type { DaemonSet } from './daemon-set.ts';
 import { rolloutExtensionsOf } from './extensions.ts';
 import { timestampMillis } from './pod-availability.ts';
-import { isRollingUpdate, rolloutBudget } from './rollout-budget.ts';
+import { isRollingUpdate } from './rollout-budget.ts';
 
 /** Condition types and reasons everynode writes. */
 export const PROGRESSING = 'Progressing';
@@ -21,17 +29,20 @@ export const REASON_NEW_REVISION_AVAILABLE = 'NewRevisionAvailable';
 export const REASON_DAEMONSET_UPDATED = 'DaemonSetUpdated';
 export const REASON_PROGRESS_DEADLINE_EXCEEDED = 'ProgressDeadlineExceeded';
 export const REASON_PAUSED = 'DaemonSetPaused';
-export const REASON_MINIMUM_AVAILABLE = 'MinimumPodsAvailable';
-export const REASON_MINIMUM_UNAVAILABLE = 'MinimumPodsUnavailable';
+export const REASON_PODS_AVAILABLE = 'DaemonPodsAvailable';
+export const REASON_PODS_UNAVAILABLE = 'DaemonPodsUnavailable';
 
 /**
- * The status conditions for `next` (the freshly counted status): without progressDeadlineSeconds
- * the DaemonSet's current conditions unchanged; with it, other condition types kept plus
- * - Available: True when numberAvailable ≥ desired − maxUnavailable (0 for OnDelete);
- * - Progressing: True/NewRevisionAvailable when every desired node runs an available pod of the
- *   current revision; Unknown/DaemonSetPaused while paused; True/DaemonSetUpdated (restamped) when
- *   the counts moved towards that since the stored status or the generation changed;
- *   False/ProgressDeadlineExceeded once progressDeadlineSeconds passed without progress.
+ * The status conditions for `next` (the freshly counted status of `ds`): the DaemonSet's other
+ * condition types kept as they are, plus
+ * - Available: True/DaemonPodsAvailable when numberAvailable ≥ desiredNumberScheduled (so with no
+ *   desired node too), else False/DaemonPodsUnavailable; the message counts the nodes;
+ * - Progressing: True/NewRevisionAvailable when the rollout is complete (every desired node runs an
+ *   available pod of the current revision, in the status of the current generation);
+ *   Unknown/DaemonSetPaused while paused and incomplete; otherwise True/DaemonSetUpdated.
+ *   With progressDeadlineSeconds also: DaemonSetUpdated is restamped when the counts moved towards
+ *   completion or the generation changed, and turns False/ProgressDeadlineExceeded once the
+ *   deadline passed without progress.
  * A condition whose status and reason do not change keeps its lastTransitionTime.
  */
 export function progressConditions(
@@ -40,31 +51,26 @@ export function progressConditions(
   now: Date,
 ): V1DaemonSetCondition[] {
   const previous = ds.status?.conditions ?? [];
-  const { progressDeadlineSeconds } = rolloutExtensionsOf(ds);
-  if (progressDeadlineSeconds === undefined) return [...previous];
   const others = previous.filter((c) => c.type !== PROGRESSING && c.type !== AVAILABLE);
-  return [
-    ...others,
-    progressingCondition(ds, next, now, progressDeadlineSeconds),
-    availableCondition(ds, next, now),
-  ];
+  return [...others, progressingCondition(ds, next, now), availableCondition(ds, next, now)];
 }
 
+/** Every node that should run the daemon runs an available pod of any revision. */
 function availableCondition(
   ds: Readonly<DaemonSet>,
   next: Readonly<V1DaemonSetStatus>,
   now: Date,
 ): V1DaemonSetCondition {
   const desired = next.desiredNumberScheduled;
-  const maxUnavailable = isRollingUpdate(ds) ? rolloutBudget(ds, desired).maxUnavailable : 0;
-  const ok = (next.numberAvailable ?? 0) >= desired - maxUnavailable;
+  const available = next.numberAvailable ?? 0;
+  const ok = available >= desired;
   return condition(
     ds,
     now,
     AVAILABLE,
     ok ? 'True' : 'False',
-    ok ? REASON_MINIMUM_AVAILABLE : REASON_MINIMUM_UNAVAILABLE,
-    ok ? 'DaemonSet has minimum availability.' : 'DaemonSet does not have minimum availability.',
+    ok ? REASON_PODS_AVAILABLE : REASON_PODS_UNAVAILABLE,
+    `${available} of ${desired} nodes run an available daemon pod.`,
   );
 }
 
@@ -72,27 +78,23 @@ function progressingCondition(
   ds: Readonly<DaemonSet>,
   next: Readonly<V1DaemonSetStatus>,
   now: Date,
-  deadlineSeconds: number,
 ): V1DaemonSetCondition {
   const name = ds.metadata?.name ?? '';
-  if (isComplete(next)) {
+  if (isComplete(ds, next)) {
     const message = `DaemonSet "${name}" has successfully progressed.`;
     return condition(ds, now, PROGRESSING, 'True', REASON_NEW_REVISION_AVAILABLE, message);
   }
   if (isRollingUpdate(ds) && rolloutExtensionsOf(ds).paused) {
-    return condition(
-      ds,
-      now,
-      PROGRESSING,
-      'Unknown',
-      REASON_PAUSED,
-      `DaemonSet "${name}" rollout is paused.`,
-    );
+    const message = `DaemonSet "${name}" rollout is paused.`;
+    return condition(ds, now, PROGRESSING, 'Unknown', REASON_PAUSED, message);
   }
-  return rolloutProgress(ds, next, now, deadlineSeconds);
+  const { progressDeadlineSeconds } = rolloutExtensionsOf(ds);
+  if (progressDeadlineSeconds !== undefined) return rolloutProgress(ds, next, now, progressDeadlineSeconds);
+  const message = `DaemonSet "${name}" is progressing.`;
+  return condition(ds, now, PROGRESSING, 'True', REASON_DAEMONSET_UPDATED, message);
 }
 
-/** An incomplete, unpaused rollout: restamped on progress, timed out after the deadline. */
+/** An incomplete, unpaused rollout with a deadline: restamped on progress, timed out after the deadline. */
 function rolloutProgress(
   ds: Readonly<DaemonSet>,
   next: Readonly<V1DaemonSetStatus>,
@@ -122,10 +124,14 @@ function rolloutProgress(
   return prev;
 }
 
-/** Every desired node runs an available pod of the current revision (Deployment's DeploymentComplete). */
-function isComplete(next: Readonly<V1DaemonSetStatus>): boolean {
+/**
+ * Every desired node runs an available pod of the current revision, counted for the current
+ * generation (Deployment's DeploymentComplete).
+ */
+function isComplete(ds: Readonly<DaemonSet>, next: Readonly<V1DaemonSetStatus>): boolean {
   const desired = next.desiredNumberScheduled;
   return (
+    (next.observedGeneration ?? 0) >= (ds.metadata?.generation ?? 0) &&
     next.updatedNumberScheduled === desired &&
     next.numberAvailable === desired &&
     next.currentNumberScheduled === desired

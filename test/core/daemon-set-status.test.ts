@@ -1,4 +1,4 @@
-import type { V1DaemonSet, V1DaemonSetStatus, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { computeDaemonSetStatus, statusChanged, statusRequeue } from '../../lib/core/daemon-set-status.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
@@ -61,6 +61,22 @@ describe('computeDaemonSetStatus', () => {
       numberUnavailable: 3,
       observedGeneration: 4,
       collisionCount: 2,
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'DaemonSetUpdated',
+          message: 'DaemonSet "agent" is progressing.',
+          lastTransitionTime: NOW,
+        },
+        {
+          type: 'Available',
+          status: 'False',
+          reason: 'DaemonPodsUnavailable',
+          message: '0 of 3 nodes run an available daemon pod.',
+          lastTransitionTime: NOW,
+        },
+      ],
     });
   });
 
@@ -72,96 +88,67 @@ describe('computeDaemonSetStatus', () => {
     expect(status.currentNumberScheduled).toBe(0);
   });
 
-  describe('conditions with progressDeadlineSeconds', () => {
-    const base = (status?: V1DaemonSetStatus) => {
-      const ds = aDaemonSet('agent', { annotations: { 'everynode.dev/progress-deadline-seconds': '600' } });
-      if (status) ds.status = status;
-      return ds;
-    };
+  describe('conditions (progress-conditions.test.ts has the table)', () => {
+    const ds = aDaemonSet('agent');
     const allNew = {
-      n1: [daemonPod(base(), 'a', 'n1')],
-      n2: [daemonPod(base(), 'b', 'n2')],
-      n3: [daemonPod(base(), 'c', 'n3')],
+      n1: [daemonPod(ds, 'a', 'n1')],
+      n2: [daemonPod(ds, 'b', 'n2')],
+      n3: [daemonPod(ds, 'c', 'n3')],
     };
-    const oneOld = { ...allNew, n3: [daemonPod(base(), 'c', 'n3', { hash: 'old' })] };
-    const counted = {
-      desiredNumberScheduled: 3,
-      currentNumberScheduled: 3,
-      numberMisscheduled: 0,
-      numberReady: 3,
-      numberAvailable: 3,
-      updatedNumberScheduled: 2,
-      observedGeneration: 1,
-    };
-    const progressing = (reason: string, status: string, since: Date) => ({
-      type: 'Progressing',
-      status,
-      reason,
-      lastTransitionTime: since,
-    });
+    const conditionsOf = (pods: Record<string, V1Pod[]>, of: V1DaemonSet = ds) =>
+      computeDaemonSetStatus(of, nodes, pods, HASH, NOW).conditions?.map((c) => [c.type, c.status, c.reason]);
 
     it.each([
       {
-        name: 'complete rollout → Progressing True NewRevisionAvailable',
-        ds: base(),
+        name: 'every desired node runs an available current pod',
         pods: allNew,
-        expected: ['Progressing', 'True', 'NewRevisionAvailable', NOW],
+        expected: [
+          ['Progressing', 'True', 'NewRevisionAvailable'],
+          ['Available', 'True', 'DaemonPodsAvailable'],
+        ],
       },
       {
-        name: 'first look at an incomplete rollout → DaemonSetUpdated now',
-        ds: base(),
-        pods: oneOld,
-        expected: ['Progressing', 'True', 'DaemonSetUpdated', NOW],
+        name: 'one node still runs the old revision',
+        pods: { ...allNew, n3: [daemonPod(ds, 'c', 'n3', { hash: 'old' })] },
+        expected: [
+          ['Progressing', 'True', 'DaemonSetUpdated'],
+          ['Available', 'True', 'DaemonPodsAvailable'],
+        ],
       },
       {
-        name: 'no progress within the deadline → condition kept',
-        ds: base({ ...counted, conditions: [progressing('DaemonSetUpdated', 'True', secondsAgo(500))] }),
-        pods: oneOld,
-        expected: ['Progressing', 'True', 'DaemonSetUpdated', secondsAgo(500)],
+        name: 'one node has no pod (maxUnavailable 1 does not make it available)',
+        pods: { n1: allNew.n1, n2: allNew.n2 },
+        expected: [
+          ['Progressing', 'True', 'DaemonSetUpdated'],
+          ['Available', 'False', 'DaemonPodsUnavailable'],
+        ],
       },
       {
-        name: 'no progress past the deadline → False ProgressDeadlineExceeded',
-        ds: base({ ...counted, conditions: [progressing('DaemonSetUpdated', 'True', secondsAgo(601))] }),
-        pods: oneOld,
-        expected: ['Progressing', 'False', 'ProgressDeadlineExceeded', NOW],
+        name: 'a pod ready for less than minReadySeconds is not available',
+        pods: { ...allNew, n3: [daemonPod(ds, 'c', 'n3', { readyFor: 5 })] },
+        of: aDaemonSet('agent', { minReadySeconds: 30 }),
+        expected: [
+          ['Progressing', 'True', 'DaemonSetUpdated'],
+          ['Available', 'False', 'DaemonPodsUnavailable'],
+        ],
       },
-      {
-        name: 'progress (one more updated pod) restamps the condition',
-        ds: base({
-          ...counted,
-          updatedNumberScheduled: 1,
-          conditions: [progressing('DaemonSetUpdated', 'True', secondsAgo(601))],
-        }),
-        pods: oneOld,
-        expected: ['Progressing', 'True', 'DaemonSetUpdated', NOW],
-      },
-    ])('$name', ({ ds, pods, expected }) => {
-      const status = computeDaemonSetStatus(ds, nodes, pods, HASH, NOW);
-      const condition = status.conditions?.find((c) => c.type === 'Progressing');
-      expect([condition?.type, condition?.status, condition?.reason, condition?.lastTransitionTime]).toEqual(
-        expected,
-      );
+    ])('$name', ({ pods, expected, of }) => {
+      expect(conditionsOf(pods, of)).toEqual(expected);
     });
 
-    it('Available reflects maxUnavailable', () => {
-      const ds = base();
-      const down = {
-        n1: [daemonPod(ds, 'a', 'n1', { ready: false })],
-        n2: [daemonPod(ds, 'b', 'n2', { ready: false })],
+    it('keeps condition types it does not own', () => {
+      const kept = aDaemonSet('agent');
+      kept.status = {
+        currentNumberScheduled: 3,
+        desiredNumberScheduled: 3,
+        numberMisscheduled: 0,
+        numberReady: 3,
+        conditions: [{ type: 'StatusUpdate', status: 'True' }],
       };
-      const reasons = [allNew, down].map(
-        (pods) =>
-          computeDaemonSetStatus(ds, nodes, pods, HASH, NOW).conditions?.find((c) => c.type === 'Available')
-            ?.reason,
-      );
-      expect(reasons).toEqual(['MinimumPodsAvailable', 'MinimumPodsUnavailable']);
-    });
-
-    it('without a progress deadline existing conditions are kept as they are', () => {
-      const ds = aDaemonSet('agent');
-      ds.status = { ...counted, conditions: [{ type: 'InvalidSpec', status: 'True' }] };
-      expect(computeDaemonSetStatus(ds, nodes, allNew, HASH, NOW).conditions).toEqual([
-        { type: 'InvalidSpec', status: 'True' },
+      expect(computeDaemonSetStatus(kept, nodes, allNew, HASH, NOW).conditions?.map((c) => c.type)).toEqual([
+        'StatusUpdate',
+        'Progressing',
+        'Available',
       ]);
     });
   });
@@ -178,5 +165,23 @@ describe('computeDaemonSetStatus', () => {
     expect(statusChanged(ds, status)).toBe(true);
     expect(statusChanged({ ...ds, status }, status)).toBe(false);
     expect(statusRequeue(ds, status, NOW)?.afterSeconds).toBe(30);
+  });
+
+  it('statusRequeue waits for the progress deadline only when one is set', () => {
+    const requeue = (annotations: Record<string, string>) => {
+      const ds = aDaemonSet('agent', { annotations });
+      const status = computeDaemonSetStatus(
+        ds,
+        nodes,
+        { n1: [daemonPod(ds, 'a', 'n1', { hash: 'old' })] },
+        HASH,
+        NOW,
+      );
+      return statusRequeue(ds, status, NOW)?.afterSeconds;
+    };
+    expect([requeue({ 'everynode.dev/progress-deadline-seconds': '600' }), requeue({})]).toEqual([
+      601,
+      undefined,
+    ]);
   });
 });

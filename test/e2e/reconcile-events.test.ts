@@ -83,6 +83,10 @@ describe('events and invalid specs', () => {
     await harness.quiet();
     await harness.send(daemonSetMessage(fixed));
     await harness.quiet();
-    expect(storedDaemonSet(harness, 'default', 'broken')?.status?.conditions ?? []).toEqual([]);
+    // The invalid-spec condition is gone; the DaemonSet's own conditions remain.
+    expect(storedDaemonSet(harness, 'default', 'broken')?.status?.conditions?.map((c) => c.type)).toEqual([
+      'Progressing',
+      'Available',
+    ]);
   });
 });
