@@ -14,6 +14,7 @@ import { executeActions } from './action-executor.ts';
 import { pairKey } from './expectations.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
 import { gatedNodeViews, knownGateKeys, withGateTolerations } from './gate-placement.ts';
+import { sendGateRechecks } from './gate-recheck.ts';
 import { earliestNodeFreeSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
@@ -93,7 +94,8 @@ function statusOf(
 /**
  * Writes the revisions, executes the rolling-update step on the listed state (deleting old pods,
  * creating surge pods), fans out the other pairs that need work with hints, and writes the status
- * computed from the listed state if it changed. Asks to run again after the earliest of: the
+ * computed from the listed state if it changed; on a resync, the node steps of the nodes whose
+ * readiness gate the view disagrees with (gate-recheck.ts). Asks to run again after the earliest of: the
  * rollout's minReadySeconds wait, the status's time-dependent fields, the end of the grace period
  * of pods blocking a node (so the replacements are fanned out with hints), a burst continuation,
  * orphans that could not be adopted (their nodes, `blocked`, get no pod meanwhile). Pods becoming
@@ -137,6 +139,7 @@ export async function syncClaimedDaemonSet(
     nodesResourceVersion: reads.nodesResourceVersion,
     listedAt: reads.listedAt,
   });
+  const rechecks = await sendGateRechecks(deps, ds, views, cause, now);
   const status = statusOf(ds, views, revision, now);
   const statusWrites = await writeDaemonSetStatus(deps, ds, status);
   const wait = earliest([
@@ -152,7 +155,7 @@ export async function syncClaimedDaemonSet(
   return {
     report: sumReports(revision.report, rolled.report, {
       ...emptyReport(),
-      fannedOut: fan.sent,
+      fannedOut: fan.sent + rechecks,
       statusWrites,
     }),
     ...(wait.seconds !== undefined ? { requeueAfterSeconds: wait.seconds } : {}),
