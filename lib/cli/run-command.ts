@@ -16,6 +16,7 @@ import {
   stringFlag,
   UsageError,
 } from './cli-args.ts';
+import { linkKubectlPlugin } from './kubectl-plugin-link.ts';
 import { removePipelineState, writePipelineState } from './pipeline-state.ts';
 import { applyDemo, type ClusterChoice, type RunCluster, startRunCluster } from './run-cluster.ts';
 import { runHints } from './run-hints.ts';
@@ -231,7 +232,9 @@ async function runPipeline(
     const demo =
       options.cluster.type === 'sim' && options.cluster.demo ? applyDemo(cluster, options.managedKind) : [];
     const { managedKind, exitWhenConverged } = options;
-    io.stdout(runHints({ cluster, managedKind, journalPath: pipeline.journalPath, demo, exitWhenConverged }));
+    const pluginDir = await linkKubectlPlugin(options.stateDir);
+    const journalPath = pipeline.journalPath;
+    io.stdout(runHints({ cluster, managedKind, journalPath, demo, exitWhenConverged, pluginDir }));
     const end = await monitorPipeline({
       pipeline,
       io,

@@ -1,6 +1,7 @@
 /**
  * What `everynode run` prints when it starts: which cluster, where the kubeconfig and the journal
- * are, and on the simulated cluster the kubectl commands worth trying.
+ * are, how to put the `kubectl-everynode` plugin on the PATH, and on the simulated cluster the
+ * kubectl commands worth trying.
  */
 import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { RunCluster } from './run-cluster.ts';
@@ -13,6 +14,23 @@ export interface RunHintsInput {
   /** The demo DaemonSets applied (`namespace/name`). */
   readonly demo: readonly string[];
   readonly exitWhenConverged: boolean;
+  /** The folder holding the `kubectl-everynode` plugin link (kubectl-plugin-link.ts), when made. */
+  readonly pluginDir?: string | undefined;
+}
+
+/** The shell line that puts the kubectl plugin on the PATH. */
+function pathExport(pluginDir: string): string {
+  return `export PATH="${pluginDir}:$PATH"`;
+}
+
+/**
+ * The header line saying how to put the kubectl plugin on the PATH and what it adds: every rollout
+ * command for eds, which kubectl rollout does not know; pause and resume (everynode's) for ds.
+ */
+function pluginLine(pluginDir: string, managedKind: ManagedKind): string {
+  const commands =
+    managedKind === 'apps/v1' ? 'pause|resume ds/NAME' : 'status|history|undo|restart|pause|resume eds/NAME';
+  return `  plugin:     ${pathExport(pluginDir)}   (kubectl everynode rollout ${commands})`;
 }
 
 /** `[command, comment]` pairs as lines: each comment above its command, shell style. */
@@ -38,7 +56,18 @@ function simulatedClusterHints(input: Readonly<RunHintsInput>): string[] {
           ['kubectl -n kiada set image ds/demo demo=busybox:1.37', 'roll out a new image'],
           ['kubectl -n kiada rollout status ds/demo', 'and watch it complete'],
         ]
-      : [[`kubectl -n kiada patch eds demo --type=json -p '${image}'`, 'roll out a new image']];
+      : [
+          [`kubectl -n kiada patch eds demo --type=json -p '${image}'`, 'roll out a new image'],
+          ...(input.pluginDir === undefined
+            ? []
+            : ([
+                [
+                  pathExport(input.pluginDir),
+                  'kubectl rollout knows no eds: put the kubectl-everynode plugin on the PATH',
+                ],
+                ['kubectl everynode -n kiada rollout status eds/demo', 'and watch it complete'],
+              ] as const)),
+        ];
   return [
     'Try, in another terminal:',
     ...commented([
@@ -59,6 +88,7 @@ export function runHints(input: Readonly<RunHintsInput>): string {
     `everynode run: ${input.cluster.description}, managing ${input.managedKind} DaemonSets`,
     `  kubeconfig: ${input.cluster.kubeconfigPath}`,
     `  journal:    ${input.journalPath}   (everynode replay --journal ${input.journalPath})`,
+    ...(input.pluginDir === undefined ? [] : [pluginLine(input.pluginDir, input.managedKind)]),
     ...(input.demo.length > 0 ? [`  applied the seed DaemonSets ${input.demo.join(', ')}`] : []),
     ...(input.cluster.sim ? simulatedClusterHints(input) : []),
     input.exitWhenConverged ? 'Waiting until every DaemonSet has converged.' : 'Press Ctrl-C to stop.',

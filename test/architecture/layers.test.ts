@@ -7,7 +7,7 @@ import { importCycles, importGraph, sourceFiles } from './source-imports.ts';
  * import each other: what they share lives below them.
  */
 const layers: readonly (readonly string[])[] = [
-  ['functions', 'lib/cli'],
+  ['functions', 'lib/cli', 'lib/kubectl-plugin'],
   ['lib/local'],
   ['lib/relay', 'lib/router', 'lib/reconcile'],
   ['lib/queue', 'lib/messages', 'lib/kube'],

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,13 @@ describe('everynode run', () => {
     );
     expect(run.text()).toMatch(/export KUBECONFIG=.*kubeconfig/);
     expect(run.text()).toMatch(/kubectl get eds -A/);
+    // The kubectl plugin, linked into the state dir as npm links it, and how to use it for eds.
+    const pluginDir = join(stateDir, 'bin');
+    expect(realpathSync(join(pluginDir, 'kubectl-everynode'))).toBe(
+      realpathSync(fileURLToPath(new URL('../../bin/kubectl-everynode.js', import.meta.url))),
+    );
+    expect(run.text()).toContain(`export PATH="${pluginDir}:$PATH"`);
+    expect(run.text()).toContain('kubectl everynode -n kiada rollout status eds/demo');
 
     const resync = capture(false);
     expect(await runResyncCommand(['--state-dir', stateDir, '--daemonset', 'kiada/demo'], resync.io)).toBe(0);

@@ -33,6 +33,10 @@ export interface EverynodeRunOptions {
   readonly timeScale: number;
   /** How long it may take to be ready. */
   readonly readyTimeoutMs: number;
+  /** `--manage`: the DaemonSet kind it manages; apps/v1 (the conformance suite's) when omitted. */
+  readonly manage?: 'apps/v1' | 'everynode.dev/v1';
+  /** `--least-privilege` (each function as its own user); true when omitted. */
+  readonly leastPrivilege?: boolean;
 }
 
 /** Whether any process is left in the process group `pgid`. */
@@ -58,14 +62,15 @@ async function stopGroup(child: ChildProcess, pgid: number): Promise<void> {
 
 /**
  * Starts `everynode run --sim-nodes N --manage apps/v1 --no-demo --least-privilege --time-scale X`
- * with a fresh state directory and resolves once it is ready; rejects (after stopping it) when it
- * exits or is not ready in time, with what it printed.
+ * (or the kind and access the options name) with a fresh state directory and resolves once it is
+ * ready; rejects (after stopping it) when it exits or is not ready in time, with what it printed.
  */
 export async function startEverynodeRun(options: Readonly<EverynodeRunOptions>): Promise<EverynodeRun> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-conformance-'));
-  const args = ['run', '--sim-nodes', String(options.simNodes), '--manage', 'apps/v1', '--no-demo'];
+  const manage = options.manage ?? 'apps/v1';
+  const args = ['run', '--sim-nodes', String(options.simNodes), '--manage', manage, '--no-demo'];
   // Each function as its own user, as on AWS: the suite then also proves the RBAC manifest suffices.
-  args.push('--least-privilege');
+  if (options.leastPrivilege !== false) args.push('--least-privilege');
   args.push('--time-scale', String(options.timeScale), '--state-dir', stateDir, '--log-level', 'WARN');
   const env = { ...process.env };
   delete env.KUBECONFIG;

@@ -1,0 +1,57 @@
+/**
+ * What `kubectl rollout status` says about a DaemonSet (kubectl polymorphichelpers
+ * rollout_status.go, DaemonSetStatusViewer.Status), for either managed kind: both carry the same
+ * spec.updateStrategy and status fields, so kubectl's reading applies word for word.
+ */
+import { KubectlError } from './kubectl-error.ts';
+import type { KubeObject } from './plugin-api.ts';
+
+/** One look at a DaemonSet: the line to print and whether the rollout is done. */
+export interface RolloutStatusMessage {
+  readonly message: string;
+  readonly done: boolean;
+}
+
+interface DaemonSetFields {
+  metadata?: { name?: string; generation?: number };
+  spec?: { updateStrategy?: { type?: string } };
+  status?: {
+    observedGeneration?: number;
+    updatedNumberScheduled?: number;
+    desiredNumberScheduled?: number;
+    numberAvailable?: number;
+  };
+}
+
+/**
+ * The status line of `object` (ending in a newline) and whether its rollout is done; throws
+ * kubectl's error when its update strategy is not RollingUpdate (OnDelete has no rollout to follow).
+ */
+export function daemonSetStatusMessage(object: Readonly<KubeObject>): RolloutStatusMessage {
+  const ds = object as DaemonSetFields;
+  if (ds.spec?.updateStrategy?.type !== 'RollingUpdate') {
+    throw new KubectlError('rollout status is only available for RollingUpdate strategy type');
+  }
+  const name = JSON.stringify(ds.metadata?.name ?? '');
+  const generation = ds.metadata?.generation ?? 0;
+  const status = ds.status ?? {};
+  if (generation > (status.observedGeneration ?? 0)) {
+    return { message: 'Waiting for daemon set spec update to be observed...\n', done: false };
+  }
+  const desired = status.desiredNumberScheduled ?? 0;
+  const updated = status.updatedNumberScheduled ?? 0;
+  if (updated < desired) {
+    return {
+      message: `Waiting for daemon set ${name} rollout to finish: ${updated} out of ${desired} new pods have been updated...\n`,
+      done: false,
+    };
+  }
+  const available = status.numberAvailable ?? 0;
+  if (available < desired) {
+    return {
+      message: `Waiting for daemon set ${name} rollout to finish: ${available} of ${desired} updated pods are available...\n`,
+      done: false,
+    };
+  }
+  return { message: `daemon set ${name} successfully rolled out\n`, done: true };
+}
