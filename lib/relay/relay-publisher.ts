@@ -34,6 +34,8 @@ export class RelayPublisher {
   private readonly seen: WatchPositions = {};
   private safe: WatchPositions = {};
   private timer: NodeJS.Timeout | undefined;
+  /** A queued event is urgent: the next batch starts without lingering. */
+  private urgent = false;
   private inFlight: Promise<void> | undefined;
   private error: unknown;
 
@@ -49,10 +51,20 @@ export class RelayPublisher {
     return this.error;
   }
 
-  /** Queues `event` (when given) and moves `resource`'s position to `resourceVersion`. */
-  add(event: BusEvent | undefined, resource?: TriggeringResource, resourceVersion?: string): void {
+  /**
+   * Queues `event` (when given) and moves `resource`'s position to `resourceVersion`. An `urgent`
+   * event (one a node readiness gate waits for) does not linger: its batch starts as soon as the
+   * one in flight, if any, is on the bus.
+   */
+  add(
+    event: BusEvent | undefined,
+    resource?: TriggeringResource,
+    resourceVersion?: string,
+    urgent = false,
+  ): void {
     if (resource !== undefined && resourceVersion !== undefined) this.seen[resource] = resourceVersion;
     if (event !== undefined) this.pending.push(event);
+    if (urgent && event !== undefined) this.urgent = true;
     this.schedule();
   }
 
@@ -69,7 +81,14 @@ export class RelayPublisher {
   }
 
   private schedule(): void {
-    if (this.timer || this.inFlight || this.error !== undefined) return;
+    if (this.inFlight || this.error !== undefined) return;
+    if (this.urgent) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.startBatch();
+      return;
+    }
+    if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.startBatch();
@@ -81,6 +100,7 @@ export class RelayPublisher {
     const batch = this.pending;
     const upTo = { ...this.seen };
     this.pending = [];
+    this.urgent = false;
     this.inFlight = this.publish(batch, upTo).finally(() => {
       this.inFlight = undefined;
       if (this.pending.length > 0 || !samePositions(this.seen, this.safe)) this.schedule();

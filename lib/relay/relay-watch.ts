@@ -236,7 +236,8 @@ function handle<R extends WatchedResource>(
     gatesNode,
     gateChange,
   });
-  options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion);
+  // A gate waits for this one: no lingering for company (docs/design.md, 26. Node readiness gates).
+  options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion, gatesNode);
   return event.resourceVersion;
 }
 
