@@ -45,8 +45,10 @@ export function invalidSpecStatus(ds: Readonly<DaemonSet>, message: string, now:
 
 /** Conditions compared as JSON with times as ISO strings (a Date and its string are the same time). */
 function conditionsText(status: Readonly<V1DaemonSetStatus> | undefined): string {
+  // In a fixed key order: a condition read from the API server and one built here list their
+  // fields differently, and must still compare equal when they say the same.
   return JSON.stringify(
-    (status?.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: iso(c.lastTransitionTime) })),
+    (status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message, iso(c.lastTransitionTime)]),
   );
 }
 

@@ -1,0 +1,64 @@
+import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { needsStatusWrite } from '../../lib/reconcile/write-daemon-set-status.ts';
+import { aDaemonSet } from '../support/builders.ts';
+
+const counts: V1DaemonSetStatus = {
+  currentNumberScheduled: 2,
+  desiredNumberScheduled: 2,
+  numberMisscheduled: 0,
+  numberReady: 2,
+  numberAvailable: 2,
+  updatedNumberScheduled: 2,
+  observedGeneration: 1,
+};
+const at = '2026-12-01T21:25:20.067Z';
+
+/** A condition as built here: type first. */
+const built = (reason: string): V1DaemonSetCondition => ({
+  type: 'Available',
+  status: 'True',
+  reason,
+  message: '2 of 2 nodes run an available daemon pod.',
+  lastTransitionTime: new Date(at),
+});
+
+/** The same condition as decoded from the API server: fields in another order, the time a string. */
+const stored = (reason: string) =>
+  ({
+    lastTransitionTime: at,
+    message: '2 of 2 nodes run an available daemon pod.',
+    reason,
+    status: 'True',
+    type: 'Available',
+  }) as unknown as V1DaemonSetCondition;
+
+describe('needsStatusWrite', () => {
+  const ds = (conditions: V1DaemonSetCondition[]) => {
+    const d = aDaemonSet('agent');
+    d.status = { ...counts, conditions };
+    return d;
+  };
+
+  it('writes nothing when the conditions say the same, whatever the order of their fields', () => {
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), {
+        ...counts,
+        conditions: [built('DaemonPodsAvailable')],
+      }),
+    ).toBe(false);
+  });
+
+  it('writes when a condition changed, or a count did', () => {
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), { ...counts, conditions: [built('Other')] }),
+    ).toBe(true);
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), {
+        ...counts,
+        numberReady: 1,
+        conditions: [built('DaemonPodsAvailable')],
+      }),
+    ).toBe(true);
+  });
+});
