@@ -20,6 +20,18 @@ export function pairKey(daemonSetUid: string, nodeName: string): string {
   return `${daemonSetUid}/${nodeName}`;
 }
 
+/** The pod creates and deletes a fanned-out pair message asks for. */
+export interface PairLoad {
+  readonly creates: number;
+  readonly deletes: number;
+}
+
+/** The DaemonSet uid part of a {@link pairKey} (uids hold no `/`). */
+function daemonSetUidOf(pair: string): string {
+  const slash = pair.indexOf('/');
+  return slash < 0 ? pair : pair.slice(0, slash);
+}
+
 /** What this process knows it has accounted for on one pair. */
 interface PairSeen {
   /** The resourceVersion of the last LIST of the pair's pods it planned from. */
@@ -43,6 +55,11 @@ export class Expectations {
   readonly #pairsListed = new Lru<PairSeen>(65_536);
   readonly #replacements = new Lru<{ at: number; handledAt?: number }>(65_536);
   readonly #fannedOut = new Lru<{ intent: string; at: number; handledAt?: number }>(65_536);
+  /**
+   * The fan-outs not handled yet, by DaemonSet uid: what the burst cap counts. Small (at most
+   * burstReplicas creates and deletes per DaemonSet) because the fan-out never exceeds the cap.
+   */
+  readonly #outstanding = new Map<string, Map<string, PairLoad & { at: number }>>();
 
   /**
    * True when this process has accounted for the pod event at `resourceVersion` of `pair`: it
@@ -89,15 +106,70 @@ export class Expectations {
     return sent.handledAt === undefined || sent.handledAt >= listedAtMs;
   }
 
-  /** Remembers that `intent` was fanned out for `pair` at `nowMs`. */
-  markFannedOut(pair: string, intent: string, nowMs: number): void {
+  /**
+   * Remembers that `intent` was fanned out for `pair` at `nowMs`, asking for `load`: outstanding
+   * until a pair step of this process handles the pair, a DaemonSet step sees the pair in another
+   * state, or {@link FAN_OUT_MEMORY_MS} pass.
+   */
+  markFannedOut(
+    pair: string,
+    intent: string,
+    nowMs: number,
+    load: PairLoad = { creates: 0, deletes: 0 },
+  ): void {
     this.#fannedOut.set(pair, { intent, at: nowMs });
+    const uid = daemonSetUidOf(pair);
+    const pending = this.#outstanding.get(uid) ?? new Map<string, PairLoad & { at: number }>();
+    pending.set(pair, { ...load, at: nowMs });
+    this.#outstanding.set(uid, pending);
+  }
+
+  /** Forgets the fan-out of `pair` altogether: its message was never sent. */
+  forgetFanOut(pair: string): void {
+    this.#fannedOut.delete(pair);
+    this.#settleOutstanding(pair);
+  }
+
+  /**
+   * The creates and deletes this process fanned out for the DaemonSet `daemonSetUid` less than
+   * {@link FAN_OUT_MEMORY_MS} before `nowMs` and not yet acted on: what upstream's expectations
+   * count as not yet observed, and what the burst cap counts (docs/design.md, 15. The DaemonSet
+   * step). A message handled by another process stays counted until a DaemonSet step sees its
+   * effect or it expires, which only slows the fan-out.
+   */
+  outstanding(daemonSetUid: string, nowMs: number): PairLoad {
+    const pending = this.#outstanding.get(daemonSetUid);
+    let [creates, deletes] = [0, 0];
+    for (const [pair, load] of pending ?? []) {
+      if (nowMs - load.at >= FAN_OUT_MEMORY_MS) {
+        pending?.delete(pair);
+        continue;
+      }
+      [creates, deletes] = [creates + load.creates, deletes + load.deletes];
+    }
+    if (pending !== undefined && pending.size === 0) this.#outstanding.delete(daemonSetUid);
+    return { creates, deletes };
+  }
+
+  /** The nodes of the fan-outs of `daemonSetUid` still outstanding (see {@link outstanding}). */
+  outstandingNodes(daemonSetUid: string): string[] {
+    const prefix = daemonSetUid.length + 1;
+    return [...(this.#outstanding.get(daemonSetUid)?.keys() ?? [])].map((pair) => pair.slice(prefix));
+  }
+
+  #settleOutstanding(pair: string): void {
+    const uid = daemonSetUidOf(pair);
+    const pending = this.#outstanding.get(uid);
+    if (pending === undefined) return;
+    pending.delete(pair);
+    if (pending.size === 0) this.#outstanding.delete(uid);
   }
 
   /** Notes that the pair step handled `pair` at `nowMs` (its writes are visible to LISTs begun later). */
   handledPair(pair: string, nowMs: number): void {
     const sent = this.#fannedOut.get(pair);
     if (sent !== undefined) this.#fannedOut.set(pair, { ...sent, handledAt: nowMs });
+    this.#settleOutstanding(pair);
     const awaited = this.#replacements.get(pair);
     if (awaited !== undefined) this.#replacements.set(pair, { ...awaited, handledAt: nowMs });
   }
@@ -140,6 +212,6 @@ export class Expectations {
    */
   settleFanOut(pair: string, intent: string | undefined): void {
     const sent = this.#fannedOut.get(pair);
-    if (sent !== undefined && sent.intent !== intent) this.#fannedOut.delete(pair);
+    if (sent !== undefined && sent.intent !== intent) this.forgetFanOut(pair);
   }
 }

@@ -1,126 +1,47 @@
 /**
  * The DaemonSet step's fan-out (docs/design.md, 15. The DaemonSet step): the pairs that need work,
  * found from one LIST of nodes and one LIST of pods, sent as pair messages with hints so that each
- * costs one API request, at most `burstReplicas` creates and deletes in flight (upstream syncNodes
- * caps a sync at burstReplicas; the rest waits for the next run).
+ * costs one API request, with at most `burstReplicas` creates and `burstReplicas` deletes
+ * outstanding per DaemonSet (upstream syncNodes caps a sync at burstReplicas and waits for its
+ * expectations before the next). What the cap holds back is released by the pair steps of the
+ * process as they act on the pairs sent before (fan-out-feed.ts), not by the next DaemonSet step.
  */
-import { createHash } from 'node:crypto';
 import type { Action } from '../core/action.ts';
-import type { DaemonSet } from '../core/daemon-set.ts';
 import { rolloutExtensionsOf } from '../core/extensions.ts';
 import type { NodeView } from '../core/node-view.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
-import type { MessageCause } from '../messages/message-cause.ts';
-import { nodeHintOf, type PairHints, podHintOf } from '../messages/pair-hints.ts';
-import type { PairMessage } from '../messages/work-message.ts';
 import type { OutgoingWork } from '../queue/work-senders.ts';
-import { pairKey } from './expectations.ts';
+import { type PairLoad, pairKey } from './expectations.ts';
+import { deduplicationIdOf, type FanOutState, memoryKeyOf, pairMessageFor } from './fan-out-message.ts';
 import { planGatedPair } from './gate-placement.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
+
+export type { FanOutState } from './fan-out-message.ts';
+
+/**
+ * The fewest free places under the burst cap worth a release: sends go ten to a SendMessageBatch,
+ * and a release after every single pair would walk and send one pair at a time.
+ */
+export const RELEASE_BATCH = 10;
 
 /** A pair that needs work, with what its plan would do. */
 interface Candidate {
   readonly view: NodeView;
   readonly actions: Action[];
-  /** The SQS de-duplication id (changes with the time window). */
-  readonly deduplicationId: string;
   /** What the process remembers the fan-out by (the same intent, whatever the window). */
   readonly memoryKey: string;
+  readonly load: PairLoad;
 }
 
-/** What the fan-out sent and whether pairs were left for the next run. */
+/** What the fan-out sent and whether pairs were left for later. */
 export interface FanOutResult {
   readonly sent: number;
-  /** Pairs needing work were left out because of the burst cap: run the step again soon. */
+  /** Pairs may still need work beyond the burst cap: run the step again soon. */
   readonly capped: boolean;
 }
 
-/** What the fan-out works from. */
-export interface FanOutState {
-  readonly ds: Readonly<DaemonSet>;
-  readonly views: readonly NodeView[];
-  /** The node readiness gate keys the DaemonSet's pods tolerate (gate-placement.ts). */
-  readonly gateKeys: readonly string[];
-  readonly currentHash: string;
-  readonly now: Date;
-  readonly cause: MessageCause;
-  /** Nodes the step itself acted on this run (the rolling-update step): left to the next run. */
-  readonly skip: ReadonlySet<string>;
-  /** What the step observed: the resourceVersions of its LISTs. */
-  readonly observation: string;
-  /** The resourceVersion of the node LIST (older than the pod LIST when it was shared). */
-  readonly nodesResourceVersion: string;
-  /** When the step began those LISTs (ms since the epoch). */
-  readonly listedAt: number;
-}
-
-/**
- * The FIFO de-duplication id of a fan-out: the intent (see memoryKeyOf) and the observation it was
- * planned from (the resourceVersions of the node and pod LISTs), so a step repeated on the same
- * observation (another process, a redelivered message) sends nothing new, while anything that
- * changed is new work. Deliberately not the intent alone: a pod created by a fan-out and then
- * deleted or released leaves the pair needing exactly the same create, which must not wait five
- * minutes for SQS de-duplication to expire; the process's memory of pairs in flight
- * (Expectations.fannedOut) is what keeps consecutive steps from re-sending pending work.
- */
-function deduplicationIdOf(memoryKey: string, observation: string): string {
-  return `fanout:${createHash('sha256').update(`${memoryKey}#${observation}`).digest('hex')}`;
-}
-
-/** The intent of a pair's plan: its DaemonSet and generation, the node, what it creates and deletes. */
-function memoryKeyOf(ds: Readonly<DaemonSet>, nodeName: string, actions: readonly Action[]): string {
-  const intent = actions.map((a) =>
-    a.type === 'create'
-      ? `c:${a.pod.metadata?.name}`
-      : a.type === 'delete'
-        ? `d:${a.uid}@${a.resourceVersion}`
-        : 'r',
-  );
-  return JSON.stringify([ds.metadata?.uid, ds.metadata?.generation, nodeName, intent]);
-}
-
-function hintsFor(state: Readonly<FanOutState>, view: Readonly<NodeView>): PairHints {
-  const meta = state.ds.metadata ?? {};
-  return {
-    observedAt: state.now.toISOString(),
-    daemonSet: {
-      resourceVersion: meta.resourceVersion ?? '',
-      ...(meta.generation !== undefined ? { generation: meta.generation } : {}),
-      revisionHash: state.currentHash,
-    },
-    node: view.node ? nodeHintOf(view.node) : null,
-    pods: view.pods.map(podHintOf),
-  };
-}
-
-function messageFor(state: Readonly<FanOutState>, view: Readonly<NodeView>): PairMessage {
-  const meta = state.ds.metadata ?? {};
-  return {
-    v: 1,
-    kind: 'pair',
-    cause: state.cause,
-    daemonSet: { namespace: meta.namespace ?? 'default', name: meta.name ?? '', uid: meta.uid ?? '' },
-    node: { name: view.name },
-    hints: hintsFor(state, view),
-  };
-}
-
-/**
- * The pairs whose plan is not empty, in node order. Every other pair's remembered fan-out is
- * settled: the step sees it in another state, so its message was acted upon.
- */
-function candidatesOf(deps: ReconcileDeps, state: Readonly<FanOutState>): Candidate[] {
-  const { ds, currentHash, now } = state;
-  return state.views.flatMap((view) => {
-    if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return [];
-    const pair = { ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name };
-    const actions = planGatedPair(pair, state.gateKeys);
-    const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
-    deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
-    if (memoryKey === undefined) return [];
-    return [{ view, actions, memoryKey, deduplicationId: deduplicationIdOf(memoryKey, state.observation) }];
-  });
-}
+const countOf = (actions: readonly Action[], type: Action['type']) =>
+  actions.filter((a) => a.type === type).length;
 
 /**
  * True for a node missing from the node LIST while one of its pods changed after that LIST: the
@@ -134,42 +55,154 @@ function newerThanNodeList(view: Readonly<NodeView>, nodesResourceVersion: strin
   );
 }
 
-const countOf = (actions: readonly Action[], type: Action['type']) =>
-  actions.filter((a) => a.type === type).length;
+/**
+ * The pair's plan when it is not empty. Its remembered fan-out is settled either way: seen in
+ * another state than the one it was sent for, its message was acted upon.
+ */
+function candidateOf(
+  deps: ReconcileDeps,
+  state: Readonly<FanOutState>,
+  view: Readonly<NodeView>,
+): Candidate | undefined {
+  if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return undefined;
+  const { ds, currentHash, now } = state;
+  const actions = planGatedPair(
+    { ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name },
+    state.gateKeys,
+  );
+  const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
+  deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
+  if (memoryKey === undefined) return undefined;
+  return {
+    view,
+    actions,
+    memoryKey,
+    load: { creates: countOf(actions, 'create'), deletes: countOf(actions, 'delete') },
+  };
+}
+
+/** Room under the burst cap for `daemonSetUid`'s creates and deletes at `nowMs`. */
+function roomOf(deps: ReconcileDeps, state: Readonly<FanOutState>, nowMs: number): PairLoad {
+  const burst = rolloutExtensionsOf(state.ds).burstReplicas;
+  const out = deps.expectations.outstanding(state.ds.metadata?.uid ?? '', nowMs);
+  return { creates: burst - out.creates, deletes: burst - out.deletes };
+}
+
+/** The pairs a walk took (marked fanned out already), and where the next walk begins. */
+interface Walk {
+  readonly taken: Candidate[];
+  readonly next: number;
+  readonly exhausted: boolean;
+}
 
 /**
- * Sends a hinted pair message for every pair whose plan is not empty, in node order, at most
- * `burstReplicas` creates and deletes per step (docs/design.md, 15. The DaemonSet step: upstream
- * syncNodes caps one sync at burstReplicas); pairs this process fanned out with the same intent and
- * had not handled when the step began listing are in flight, and are neither sent again nor
- * counted; so are the replacements of pods the rolling update deleted, which their deletion event
- * brings.
+ * Walks the views from index `from` in node order, taking the pairs that need work within `room`,
+ * until one does not fit. Pairs fanned out with the same intent and not handled before the LISTs
+ * began are in flight, and so are the replacements of pods the rolling update deleted: skipped.
+ * Synchronous, and marks what it takes, so two walks at once never take the same pair.
  */
-export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutState>): Promise<FanOutResult> {
-  const burst = rolloutExtensionsOf(state.ds).burstReplicas;
-  const nowMs = deps.clock().getTime();
-  const sent: Candidate[] = [];
-  let [creates, deletes, capped] = [0, 0, false];
-  for (const candidate of candidatesOf(deps, state)) {
-    const key = pairKey(state.ds.metadata?.uid ?? '', candidate.view.name);
+function walk(
+  deps: ReconcileDeps,
+  state: Readonly<FanOutState>,
+  from: number,
+  room: PairLoad,
+  nowMs: number,
+): Walk {
+  const uid = state.ds.metadata?.uid ?? '';
+  const taken: Candidate[] = [];
+  let [creates, deletes] = [0, 0];
+  for (let index = from; index < state.views.length; index++) {
+    const view = state.views[index] as NodeView;
+    const candidate = candidateOf(deps, state, view);
+    if (candidate === undefined) continue;
+    const key = pairKey(uid, view.name);
     if (deps.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
     const createsOnly = candidate.actions.every((a) => a.type === 'create');
     if (createsOnly && deps.expectations.awaitingReplacement(key, nowMs, state.listedAt)) continue;
-    const c = countOf(candidate.actions, 'create');
-    const d = countOf(candidate.actions, 'delete');
-    if ((c > 0 && creates + c > burst) || (d > 0 && deletes + d > burst)) {
-      capped = true;
-      break;
-    }
+    const { creates: c, deletes: d } = candidate.load;
+    if ((c > 0 && creates + c > room.creates) || (d > 0 && deletes + d > room.deletes))
+      return { taken, next: index, exhausted: false };
     [creates, deletes] = [creates + c, deletes + d];
-    sent.push(candidate);
+    taken.push(candidate);
+    deps.expectations.markFannedOut(key, candidate.memoryKey, nowMs, candidate.load);
   }
-  await deps.workQueue.send(
-    sent.map(
-      (c): OutgoingWork => ({ message: messageFor(state, c.view), deduplicationId: c.deduplicationId }),
-    ),
-  );
-  for (const c of sent)
-    deps.expectations.markFannedOut(pairKey(state.ds.metadata?.uid ?? '', c.view.name), c.memoryKey, nowMs);
-  return { sent: sent.length, capped };
+  return { taken, next: state.views.length, exhausted: true };
+}
+
+/** Sends the taken pairs; if the queue refuses them, they are not outstanding after all. */
+async function send(deps: ReconcileDeps, state: Readonly<FanOutState>, taken: readonly Candidate[]) {
+  if (taken.length === 0) return;
+  try {
+    await deps.workQueue.send(
+      taken.map(
+        (c): OutgoingWork => ({
+          message: pairMessageFor(state, c.view),
+          deduplicationId: deduplicationIdOf(c.memoryKey, state.observation),
+        }),
+      ),
+    );
+  } catch (error) {
+    const uid = state.ds.metadata?.uid ?? '';
+    for (const c of taken) deps.expectations.forgetFanOut(pairKey(uid, c.view.name));
+    throw error;
+  }
+}
+
+/**
+ * Settles the remembered fan-outs of the DaemonSet still outstanding against the step's LISTs: a
+ * pair seen in another state was acted upon (by any process), so it no longer counts against the
+ * burst cap.
+ */
+function settleOutstanding(deps: ReconcileDeps, state: Readonly<FanOutState>): void {
+  const nodes = deps.expectations.outstandingNodes(state.ds.metadata?.uid ?? '');
+  if (nodes.length === 0) return;
+  const views = new Map(state.views.map((view) => [view.name, view]));
+  for (const node of nodes) {
+    const view = views.get(node);
+    if (view !== undefined) candidateOf(deps, state, view);
+  }
+}
+
+/**
+ * Sends a hinted pair message for the pairs whose plan is not empty, in node order, while the
+ * DaemonSet's outstanding creates and deletes stay within `burstReplicas` each (docs/design.md,
+ * 15. The DaemonSet step). The rest of the walk is left to the process's pair steps to release
+ * ({@link releaseFanOut}), replacing what an earlier step left.
+ */
+export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutState>): Promise<FanOutResult> {
+  const uid = state.ds.metadata?.uid ?? '';
+  const nowMs = deps.clock().getTime();
+  settleOutstanding(deps, state);
+  const { taken, next, exhausted } = walk(deps, state, 0, roomOf(deps, state, nowMs), nowMs);
+  if (exhausted) deps.fanOutFeeds.drop(uid);
+  else deps.fanOutFeeds.put(uid, state, next, nowMs);
+  await send(deps, state, taken);
+  return { sent: taken.length, capped: !exhausted };
+}
+
+/**
+ * Releases more of the latest DaemonSet step's walk for the DaemonSet `daemonSetUid` once at least
+ * {@link RELEASE_BATCH} places (or the whole cap) are free for creates and for deletes under the
+ * burst cap: called after a pair step of the DaemonSet, whose pair may have been one fanned out.
+ * Resolves to the pairs sent. Nothing happens without a young feed (fan-out-feed.ts) or once the
+ * DaemonSet is known gone: the feed stands in for the DaemonSet step that planned it, so the same
+ * guards keep a stale plan harmless (deterministic pod names, delete preconditions, hints refused
+ * when their generation or age is wrong).
+ */
+export async function releaseFanOut(deps: ReconcileDeps, daemonSetUid: string): Promise<number> {
+  const nowMs = deps.clock().getTime();
+  const feed = deps.fanOutFeeds.get(daemonSetUid, nowMs);
+  if (feed === undefined) return 0;
+  if (deps.objects.isGone(daemonSetUid)) {
+    deps.fanOutFeeds.drop(daemonSetUid, feed);
+    return 0;
+  }
+  const room = roomOf(deps, feed.state, nowMs);
+  const worth = Math.min(RELEASE_BATCH, rolloutExtensionsOf(feed.state.ds).burstReplicas);
+  if (Math.min(room.creates, room.deletes) < worth) return 0;
+  const { taken, next, exhausted } = walk(deps, feed.state, feed.next, room, nowMs);
+  feed.next = next;
+  if (exhausted) deps.fanOutFeeds.drop(daemonSetUid, feed);
+  await send(deps, feed.state, taken);
+  return taken.length;
 }

@@ -14,6 +14,7 @@ import { localSqsClient } from '../queue/local-sqs-client.ts';
 import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/sqs-senders.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { Expectations } from './expectations.ts';
+import { FanOutFeeds } from './fan-out-feed.ts';
 import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
@@ -58,6 +59,7 @@ export function reconcileDepsFor(
     logger,
     objects: new ObjectCache(),
     expectations: new Expectations(),
+    fanOutFeeds: new FanOutFeeds(),
     nodeList: new SharedRead(),
     daemonSetSteps: new StepLimiter(1),
   };

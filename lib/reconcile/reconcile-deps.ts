@@ -9,6 +9,8 @@ import type { StructuredLogger } from '../log/structured-logger.ts';
 import type { DeadLetterSender, RequeueSender, WorkSender } from '../queue/work-senders.ts';
 import type { EventRecorder } from './event-recorder.ts';
 import type { Expectations } from './expectations.ts';
+import type { FanOutFeeds } from './fan-out-feed.ts';
+import type { FanOutState } from './fan-out-message.ts';
 import type { ObjectCache } from './object-cache.ts';
 import type { SharedRead } from './shared-read.ts';
 import type { StepLimiter } from './step-limiter.ts';
@@ -27,6 +29,8 @@ export interface ReconcileDeps {
   readonly objects: ObjectCache;
   /** What this process expects of its own work on each pair (fan-outs, replacements, LISTs planned from). */
   readonly expectations: Expectations;
+  /** What the DaemonSet steps left to release as fanned-out pairs are acted on (see FanOutFeeds). */
+  readonly fanOutFeeds: FanOutFeeds<FanOutState>;
   /** The LIST of every node, shared by the DaemonSet steps that run together (see SharedRead). */
   readonly nodeList: SharedRead<ListResult<V1Node>>;
   /** One `daemonset` step at a time in the process (see StepLimiter). */

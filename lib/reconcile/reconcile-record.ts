@@ -151,7 +151,8 @@ export async function reconcileRecord(
   const message = messageToRun(record, first, repeated);
   const started = performance.now();
   try {
-    const report = await reconcileMessage(deps, message, plan.receivedAt);
+    const sentAt = Number(record.attributes.SentTimestamp) || undefined;
+    const report = await reconcileMessage(deps, message, plan.receivedAt, sentAt);
     return { type: 'reconciled', kind: message.kind, report, millis: performance.now() - started };
   } catch (error) {
     if (error instanceof TooManyRequestsError) {

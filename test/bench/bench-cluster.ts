@@ -29,6 +29,8 @@ export interface PipelineWorkerData {
   readonly reconcileConcurrency: number;
   /** The pipeline's log level (default SILENT); its lines go to stderr. */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
+  /** Where to write a CPU profile of the pipeline's thread (cpu-profile.ts), if anywhere. */
+  readonly cpuProfile?: string;
 }
 
 /** A cluster and, once started, the pipeline over it. */
@@ -45,6 +47,7 @@ export interface BenchCluster {
     reconcileConcurrency?: number;
     clientQps?: number;
     logLevel?: PipelineWorkerData['logLevel'];
+    cpuProfile?: string;
   }): Promise<void>;
   /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
   stopPipeline(): Promise<Record<string, number>>;
@@ -81,6 +84,7 @@ export async function startBenchCluster(
         clientQps: options.clientQps ?? 100,
         reconcileConcurrency: options.reconcileConcurrency ?? 8,
         ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+        ...(options.cpuProfile ? { cpuProfile: options.cpuProfile } : {}),
       };
       worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data);
       await nextMessage(worker, 'ready');

@@ -51,7 +51,7 @@ export function renderingFor(accept: string | undefined): Rendering {
   );
 }
 
-/** Sends a JSON body (already serialized or not) with status `code`. */
+/** Sends a JSON body (already serialized — as text or UTF-8 bytes — or not) with status `code`. */
 export function sendJson(
   res: ServerResponse,
   code: number,
@@ -59,7 +59,7 @@ export function sendJson(
   contentType = 'application/json',
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   res.writeHead(code, {
     'Content-Type': contentType,
     'Cache-Control': 'no-cache, private',
