@@ -40,7 +40,7 @@ export interface EverynodeRunOptions {
 }
 
 /** Whether any process is left in the process group `pgid`. */
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;

