@@ -100,6 +100,18 @@ function withoutHints(message: WorkMessage): WorkMessage {
 }
 
 /**
+ * `again` with the hints `message` ran with: a step the API server throttled runs again as it
+ * would have, on hints a Retry-After older (docs/design.md, 13. Failures: a 429 keeps its hints).
+ */
+function withHintsOf(again: WorkMessage, message: Readonly<WorkMessage>): WorkMessage {
+  if (again.kind === 'pair' && message.kind === 'pair' && message.hints !== undefined)
+    return { ...again, hints: message.hints };
+  if (again.kind === 'node' && message.kind === 'node' && message.hints !== undefined)
+    return { ...again, hints: message.hints };
+  return again;
+}
+
+/**
  * True when the record is a replay (cause `replay`: an archived trigger sent again, its hints as old
  * as the event it replays) or a redelivery (`ApproximateReceiveCount` > 1: an earlier receive may
  * have acted on it, and the cluster moved on since).
@@ -129,7 +141,8 @@ export function messageToRun(
  * message, or work that can never succeed (a terminal error such as 422 Invalid), goes to the DLQ
  * at once with its reason; a later record of a key already run in this batch is skipped; a replay
  * or redelivery runs without its hints ({@link messageToRun}); a 429 sends the message back through
- * the delayed path after Retry-After and counts as processed, so throttling never burns a receive.
+ * the delayed path after Retry-After, hints kept, and counts as processed, so throttling never
+ * burns a receive.
  * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
  * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
  * redrive policy moves it to the DLQ after maxReceiveCount.
@@ -157,10 +170,8 @@ export async function reconcileRecord(
   } catch (error) {
     if (error instanceof TooManyRequestsError) {
       const retryAfterSeconds = Math.max(1, error.retryAfterSeconds);
-      await deps.requeue.requeue(
-        withRequeueCause(message, 'API server answered 429', deps.clock()),
-        retryAfterSeconds,
-      );
+      const again = withRequeueCause(message, 'API server answered 429', deps.clock());
+      await deps.requeue.requeue(withHintsOf(again, message), retryAfterSeconds);
       return { type: 'throttled', retryAfterSeconds };
     }
     if (isNamespaceGone(error)) {

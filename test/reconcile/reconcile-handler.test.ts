@@ -127,6 +127,51 @@ describe('the reconcile handler', () => {
     expect(placementOf(harness, ds.metadata?.uid ?? '')).toContain('n4');
   });
 
+  it('keeps the hints of a throttled pair, so its retry is the create alone', async () => {
+    const count = (verb: string, resource?: string) =>
+      harness.sim.counters.total({
+        verb,
+        userAgent: RECONCILE_USER_AGENT,
+        ...(resource ? { resource } : {}),
+      });
+    const stored = harness.sim.store.get('apps/daemonsets', 'default', 'agent');
+    const node = harness.sim.store.get('nodes', '', 'n2');
+    const hinted: WorkMessage = {
+      ...(pairMessage(ds, 'n2') as Extract<WorkMessage, { kind: 'pair' }>),
+      hints: {
+        observedAt: new Date().toISOString(),
+        daemonSet: {
+          resourceVersion: stored?.metadata.resourceVersion ?? '',
+          generation: stored?.metadata.generation ?? 1,
+          revisionHash:
+            podsOf(harness, ds.metadata?.uid ?? '')[0]?.metadata?.labels?.['controller-revision-hash'] ?? '',
+        },
+        node: {
+          name: 'n2',
+          resourceVersion: node?.metadata.resourceVersion ?? '',
+          labels: { 'kubernetes.io/hostname': 'n2' },
+        },
+        pods: [],
+      },
+    };
+    harness.sim.faults.setErrorRate('create', { status: 429, rate: 1, retryAfterSeconds: 1 });
+    await harness.send(hinted);
+    await harness.invokeOnce();
+    harness.sim.faults.setErrorRate('create', { status: 429, rate: 0 });
+    expect(placementOf(harness, ds.metadata?.uid ?? '')).not.toContain('n2');
+    const before = { get: count('get'), list: count('list'), create: count('create', 'pods') };
+    const second = await harness.invokeOnce(5);
+    const retried = JSON.parse(second.event.Records[0]?.body ?? '{}');
+    expect(retried.cause).toMatchObject({ type: 'requeue', reason: 'API server answered 429' });
+    expect(retried.hints).toEqual((hinted as { hints: unknown }).hints);
+    expect(placementOf(harness, ds.metadata?.uid ?? '')).toContain('n2');
+    expect({ get: count('get') - before.get, list: count('list') - before.list }).toEqual({
+      get: 0,
+      list: 0,
+    });
+    expect(count('create', 'pods') - before.create).toBe(1);
+  });
+
   it('sends a retryable failure back with backoff instead of holding its group for the visibility timeout', async () => {
     // Back through the router after the first backoff (1 s), as a new receive.
     const second = await failOnceThenRetry('create', { status: 500, rate: 1 }, 'n5');
