@@ -14,5 +14,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Two test files at a time on a 2-core machine: most of a test's time is spent waiting on the
+    // processes it starts (API servers, kubectl, pipelines), so one file at a time (Vitest's
+    // default of cores − 1) left a core idle and took the suite past the CI budget.
+    maxWorkers: 2,
   },
 });
