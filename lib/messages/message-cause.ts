@@ -25,15 +25,28 @@ export const ec2InstanceStates = [
 ] as const;
 
 /**
+ * The relay's timers, whose triggers name an object at a version as a watch event does but stand
+ * for no change of it: `gate-wait`, a node still bootstrapping behind its gate taint when the grace
+ * after which it is shown waiting ends (docs/design.md, 26. Node readiness gates).
+ */
+export const relayTimers = ['gate-wait'] as const;
+
+/** A relay timer. */
+export type RelayTimer = (typeof relayTimers)[number];
+
+/**
  * A watch event of the object named by `kind`, at `resourceVersion` — the version of the object
  * the relay saw, so a duplicate of the same event (overlapping relays, a resent batch) is dropped
- * by FIFO de-duplication while a later change of the same object is not.
+ * by FIFO de-duplication while a later change of the same object is not. `timer` names the relay
+ * timer that sent it instead of the watch: its work is never dropped as a duplicate of the watch
+ * event of the same version, while two relays' triggers of one timer for one version are.
  */
 export const watchCauseSchema = z.object({
   type: z.literal('watch'),
   event: z.enum(watchEventTypes),
   kind: z.enum(watchedKinds),
   resourceVersion: z.string().min(1),
+  timer: z.enum(relayTimers).optional(),
 });
 
 /** An EC2 instance state change, identified by its EventBridge event id. */

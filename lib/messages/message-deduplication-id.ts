@@ -36,6 +36,8 @@ function targetOf(message: Readonly<WorkMessage>): unknown {
  *   work twice within five minutes — overlapping relay runs, a resent batch, a retried router — is
  *   delivered once;
  * - a later event of the same object has a new resourceVersion, so it is new work;
+ * - a relay timer's trigger carries its timer, so it is never dropped as a duplicate of the watch
+ *   event of the same object version;
  * - an EC2 event is identified by its EventBridge id; a resync by its schedule tick (`at`);
  * - a replay carries the replay name and replayed event id, so it is never dropped as a duplicate
  *   of the original, nor of another replay;

@@ -74,8 +74,8 @@ export function triggerFromJson(json: Readonly<Record<string, unknown>>): ParseR
 
 /**
  * The cause the work messages made from `trigger` carry: `replay` for a trigger replayed from the
- * archive (so replays are never de-duplicated against the original), else the watch event, the EC2
- * event or the resync tick.
+ * archive (so replays are never de-duplicated against the original), else the watch event (with
+ * the relay timer that sent it, if one did), the EC2 event or the resync tick.
  */
 export function causeOfTrigger(trigger: Readonly<Trigger>): MessageCause {
   if (trigger.replayName !== undefined) {
@@ -83,8 +83,8 @@ export function causeOfTrigger(trigger: Readonly<Trigger>): MessageCause {
   }
   switch (trigger.type) {
     case 'watch': {
-      const { event, kind, resourceVersion } = trigger.watch;
-      return { type: 'watch', event, kind, resourceVersion };
+      const { event, kind, resourceVersion, timer } = trigger.watch;
+      return { type: 'watch', event, kind, resourceVersion, ...(timer ? { timer } : {}) };
     }
     case 'ec2':
       return { type: 'ec2', eventId: trigger.eventId, instanceId: trigger.instanceId, state: trigger.state };

@@ -5,7 +5,7 @@
  * queue receives that event JSON as its message body.
  */
 import * as z from 'zod';
-import { ec2InstanceStates, watchEventTypes, watchedKinds } from './message-cause.ts';
+import { ec2InstanceStates, relayTimers, watchEventTypes, watchedKinds } from './message-cause.ts';
 import { nodeHintsSchema } from './node-hints.ts';
 import { pairHintsSchema } from './pair-hints.ts';
 
@@ -102,6 +102,14 @@ export const watchEventDetailSchema = z.object({
   hints: nodeHintsSchema.optional(),
   /** Pods of a managed DaemonSet: the relay's hints of the pod's pair, passed on to a `pair` message. */
   pairHints: pairHintsSchema.optional(),
+  /**
+   * Set when a relay timer sent the trigger rather than the watch, naming it (`relayTimers`):
+   * `gate-wait`, a node (MODIFIED, at the version the relay knows, with its hints) still
+   * bootstrapping behind its gate taint when its grace ends, so its `node` step shows it waiting
+   * (docs/design.md, 26. Node readiness gates). The router carries it into the cause. Absent on
+   * watch events.
+   */
+  timer: z.enum(relayTimers).optional(),
 });
 
 /**

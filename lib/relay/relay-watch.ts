@@ -21,6 +21,7 @@ import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
 import { changesNodeGate, gateChangeOf, relistGateChange } from './relay-gate-changes.ts';
+import type { GateWaitTimers } from './relay-gate-wait.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
@@ -69,6 +70,8 @@ export interface ResourceWatchOptions<R extends WatchedResource> {
   readonly coalescer?: StatusCoalescer;
   /** Shared by the relay's watches: every event feeds it; node and pod events take their hints from it. */
   readonly context?: RelayNodeContext;
+  /** Follows what the context follows, to time the nodes waiting on their gate (`relay-gate-wait.ts`). */
+  readonly gateWait?: Pick<GateWaitTimers, 'seeded' | 'observed'>;
   readonly clock?: () => Date;
   /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
   readonly watchTimeoutSeconds?: number;
@@ -188,9 +191,8 @@ export class ResourceWatch<R extends WatchedResource> {
 }
 
 /** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
-function isTriggering(resource: WatchedResource): resource is TriggeringResource {
-  return resource !== 'controllerrevisions';
-}
+const isTriggering = (resource: WatchedResource): resource is TriggeringResource =>
+  resource !== 'controllerrevisions';
 
 /**
  * Feeds one event to the context, the cache and the publisher (the context only, without a cache);
@@ -204,6 +206,7 @@ function handle<R extends WatchedResource>(
   const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
   const gateChange = gateChangeOf(options.context, options.resource, objectEvent);
   if (objectEvent) options.context?.observe(options.resource, objectEvent);
+  if (objectEvent) options.gateWait?.observed(options.resource, objectEvent);
   if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
   if (objectEvent === undefined) {
     options.publisher.add(undefined, options.resource, event.resourceVersion);
@@ -224,8 +227,7 @@ function handle<R extends WatchedResource>(
     options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
     !gatesNode;
   if (!verdict.forward || coalesced) {
-    if (coalesced) options.stats.coalesced++;
-    else options.stats.dropped++;
+    options.stats[coalesced ? 'coalesced' : 'dropped']++;
     options.publisher.add(undefined, options.resource, event.resourceVersion);
     return event.resourceVersion;
   }
@@ -280,6 +282,7 @@ async function relist<R extends WatchedResource>(
   const gateChange = relistGateChange(options.context, options.resource, list.items);
   cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
   options.context?.seed(options.resource, list.items);
+  options.gateWait?.seeded(options.resource, list.items);
   if (reason !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
@@ -293,6 +296,4 @@ async function relist<R extends WatchedResource>(
   return list.resourceVersion;
 }
 
-function now(options: Readonly<{ clock?: () => Date }>): Date {
-  return options.clock?.() ?? new Date();
-}
+const now = (options: Readonly<{ clock?: () => Date }>): Date => options.clock?.() ?? new Date();

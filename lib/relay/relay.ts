@@ -9,6 +9,7 @@ import type { ManagedKind } from '../kube/managed-kind.ts';
 import type { StructuredLogger } from '../log/structured-logger.ts';
 import type { BusEvent, EventBus } from '../queue/event-bus.ts';
 import type { RelayCheckpointStore } from './relay-checkpoint.ts';
+import { GateWaitTimers } from './relay-gate-wait.ts';
 import { RelayNodeContext } from './relay-node-context.ts';
 import { RelayPublisher, type WatchPositions } from './relay-publisher.ts';
 import { planResume, type ResumePlan } from './relay-resume.ts';
@@ -81,7 +82,10 @@ function startResync(plan: Readonly<ResumePlan>, clock: () => Date): BusEvent | 
   return resyncTriggerEvent(`relay started without a checkpoint for ${cold.join(', ')}${why}`, clock());
 }
 
-/** The options every resource's watch shares. */
+/**
+ * The options every resource's watch shares, with the context they feed and the gate-wait timers
+ * that follow it (cleared when `signal` aborts).
+ */
 function sharedWatchOptions(
   options: Readonly<RelayOptions>,
   publisher: RelayPublisher,
@@ -89,6 +93,8 @@ function sharedWatchOptions(
   signal: AbortSignal,
   clock: () => Date,
 ) {
+  const context = new RelayNodeContext();
+  const { logger } = options;
   return {
     kube: options.kube,
     managedKind: options.managedKind,
@@ -98,7 +104,8 @@ function sharedWatchOptions(
     stats,
     clock,
     ...(options.coalesceStatus === false ? {} : { coalescer: new StatusCoalescer() }),
-    context: new RelayNodeContext(),
+    context,
+    gateWait: new GateWaitTimers({ context, publisher, clock, signal, logger }),
     ...(options.watchTimeoutSeconds ? { watchTimeoutSeconds: options.watchTimeoutSeconds } : {}),
   };
 }

@@ -7,7 +7,12 @@ import {
   type GatingDaemonSet,
   type NodeGateDecision,
 } from '../../lib/core/node-gate.ts';
-import { conditionChanges, conditionWrite } from '../../lib/core/node-gate-condition.ts';
+import {
+  conditionChanges,
+  conditionWrite,
+  secondsUntilWaitingShown,
+  WAITING_SHOWN_AFTER_SECONDS,
+} from '../../lib/core/node-gate-condition.ts';
 import { withOrphanGatesLifted } from '../../lib/core/node-gate-orphans.ts';
 import { DEFAULT_GATE_TAINT_KEY, type NodeReadinessGate } from '../../lib/core/node-readiness.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
@@ -18,6 +23,8 @@ const GONE = 'example.com/gone-not-ready';
 const CREATED = new Date('2026-01-01T00:00:00Z');
 const NOW = new Date(CREATED.getTime() + 3_600_000);
 const EARLIER = new Date(CREATED.getTime() + 600_000);
+/** Within the grace before a bootstrapping node is shown False. */
+const JOINING = new Date(CREATED.getTime() + (WAITING_SHOWN_AFTER_SECONDS - 1) * 1000);
 const gateTaint = (key: string): V1Taint => ({ key, effect: 'NoSchedule' });
 
 interface GatingOptions {
@@ -65,26 +72,42 @@ interface WriteCase {
   orphans?: string[];
   /** The condition written (status, reason, lastTransitionTime when it moves), or none. */
   written: (Pick<V1NodeCondition, 'status' | 'reason'> & { lastTransitionTime?: Date }) | undefined;
+  /** When the step decides (default an hour after the node's creation). */
+  now?: Date;
 }
 
 function decisionOf(c: WriteCase): NodeGateDecision {
-  const decision = decideNodeGates(c.node, c.gating, NOW.getTime());
+  const decision = decideNodeGates(c.node, c.gating, (c.now ?? NOW).getTime());
   return c.orphans === undefined ? decision : withOrphanGatesLifted(c.node, decision, c.orphans);
 }
 
 describe('conditionWrite: a node that shows no condition yet', () => {
   it.each<WriteCase>([
     {
-      name: 'bootstrapping, waiting for its gating pods: nothing (the taint shows it waits)',
+      name: 'bootstrapping, waiting within the grace: nothing (a usual join is released first)',
       node: node([gateTaint(K)]),
       gating: [ready('cni'), gating('logs'), gating('security')],
+      now: JOINING,
       written: undefined,
     },
     {
-      name: 'bootstrapping, Continuous, waiting: nothing',
+      name: 'bootstrapping, waiting past the grace: False, its transition the node creation',
+      node: node([gateTaint(K)]),
+      gating: [ready('cni'), gating('logs'), gating('security')],
+      written: { ...WAITING, lastTransitionTime: CREATED },
+    },
+    {
+      name: 'bootstrapping, Continuous, waiting within the grace: nothing',
       node: node([gateTaint(K)]),
       gating: [gating('cni', { gate: continuous })],
+      now: JOINING,
       written: undefined,
+    },
+    {
+      name: 'bootstrapping, Continuous, waiting past the grace: False',
+      node: node([gateTaint(K)]),
+      gating: [gating('cni', { gate: continuous })],
+      written: { ...WAITING, lastTransitionTime: CREATED },
     },
     {
       name: 'released (lift): True, its transition now',
@@ -99,10 +122,17 @@ describe('conditionWrite: a node that shows no condition yet', () => {
       written: { ...READY, lastTransitionTime: NOW },
     },
     {
-      name: 'one key released, another still waiting: nothing (False is not written for a bootstrap)',
+      name: 'one key released, another still waiting, within the grace: nothing',
       node: node([gateTaint(K), gateTaint('example.com/agent')]),
       gating: [ready('cni'), gating('agent', { gate: { taintKey: 'example.com/agent' } })],
+      now: JOINING,
       written: undefined,
+    },
+    {
+      name: 'one key released, another still waiting past the grace: False',
+      node: node([gateTaint(K), gateTaint('example.com/agent')]),
+      gating: [ready('cni'), gating('agent', { gate: { taintKey: 'example.com/agent' } })],
+      written: { ...WAITING, lastTransitionTime: CREATED },
     },
     {
       name: 'a key no DaemonSet gates any more lifted: True',
@@ -118,9 +148,10 @@ describe('conditionWrite: a node that shows no condition yet', () => {
       written: { ...WAITING, lastTransitionTime: CREATED },
     },
     {
-      name: 'not yet timed out: nothing',
+      name: 'not yet timed out, within the grace: nothing',
       node: node([gateTaint(K)]),
       gating: [gating('cni', { gate: { timeoutSeconds: 7200 } })],
+      now: JOINING,
       written: undefined,
     },
     {
@@ -213,9 +244,10 @@ describe('conditionWrite: a node that shows the condition', () => {
 });
 
 function check(c: WriteCase): void {
+  const now = c.now ?? NOW;
   const decision = decisionOf(c);
-  const written = conditionWrite(c.node, decision, NOW);
-  expect(conditionChanges(c.node, decision)).toBe(c.written !== undefined);
+  const written = conditionWrite(c.node, decision, now);
+  expect(conditionChanges(c.node, decision, now)).toBe(c.written !== undefined);
   if (c.written === undefined) {
     expect(written).toBeUndefined();
     return;
@@ -225,7 +257,25 @@ function check(c: WriteCase): void {
     status: c.written.status,
     reason: c.written.reason,
     message: decision.condition.message,
-    lastHeartbeatTime: NOW,
+    lastHeartbeatTime: now,
     ...(c.written.lastTransitionTime ? { lastTransitionTime: c.written.lastTransitionTime } : {}),
   });
 }
+
+describe('secondsUntilWaitingShown', () => {
+  const waiting = node([gateTaint(K)]);
+  const decide = (n: V1Node, gates: GatingDaemonSet[], at: Date) =>
+    secondsUntilWaitingShown(n, decideNodeGates(n, gates, at.getTime()), at);
+
+  it('counts down from the node creation, and is due (0) once the grace has passed', () => {
+    expect(decide(waiting, [gating('cni')], CREATED)).toBe(WAITING_SHOWN_AFTER_SECONDS);
+    expect(decide(waiting, [gating('cni')], JOINING)).toBe(1);
+    expect(decide(waiting, [gating('cni')], NOW)).toBe(0);
+  });
+
+  it('is undefined for a node shown the condition, released, or not gated', () => {
+    expect(decide(node([gateTaint(K)], WAITING), [gating('cni')], JOINING)).toBeUndefined();
+    expect(decide(waiting, [ready('cni')], JOINING)).toBeUndefined();
+    expect(decide(node(), [gating('cni')], JOINING)).toBeUndefined();
+  });
+});

@@ -148,6 +148,36 @@ describe('messageDeduplicationId', () => {
     expect(messageDeduplicationId(a) === messageDeduplicationId(b)).toBe(same);
   });
 
+  describe("a relay timer's trigger", () => {
+    const nodeWatch: MessageCause = { type: 'watch', event: 'MODIFIED', kind: 'Node', resourceVersion: '42' };
+    const timer: MessageCause = { ...nodeWatch, timer: 'gate-wait' };
+    it.each([
+      { name: "the node's watch event of the same version", a: timer, b: nodeWatch, same: false },
+      {
+        name: 'the same timer for a later version',
+        a: timer,
+        b: { ...timer, resourceVersion: '43' },
+        same: false,
+      },
+      {
+        name: "another relay's trigger of the same timer and version",
+        a: timer,
+        b: { ...timer },
+        same: true,
+      },
+    ])('against $name: same id is $same', ({ a, b, same }) => {
+      expect(
+        messageDeduplicationId(aNodeMessage('n1', a)) === messageDeduplicationId(aNodeMessage('n1', b)),
+      ).toBe(same);
+    });
+
+    it('leaves the id of a watch event without a timer as it was before timers', () => {
+      expect(messageDeduplicationId(aNodeMessage('n1', nodeWatch))).toBe(
+        'node:watch:dce1c1f601063541ca0107b0f5f0d352746108d8ee43d063a5738a2665c9ec5e',
+      );
+    });
+  });
+
   it('is at most 128 allowed characters even for long names', () => {
     const id = messageDeduplicationId(
       aPair(longName, watch, { namespace: longName, name: longName, uid: longName }),

@@ -40,6 +40,16 @@ const gatingPodEvent = {
   },
 };
 const ec2Detail = { 'instance-id': 'i-0123456789abcdef0', state: 'terminated' };
+const gateWaitEvent = {
+  v: 1,
+  event: 'MODIFIED',
+  kind: 'Node',
+  apiVersion: 'v1',
+  name: 'n1',
+  uid: 'uid-n',
+  resourceVersion: '5',
+  timer: 'gate-wait',
+};
 
 describe('parseTrigger', () => {
   it.each([
@@ -60,6 +70,18 @@ describe('parseTrigger', () => {
       body: anEvent('Kubernetes Watch Event', 'everynode.relay', gatingPodEvent),
       trigger: { type: 'watch', eventId: 'evt-1', watch: gatingPodEvent },
       cause: { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '77' },
+    },
+    {
+      name: "a node trigger of the relay's gate-wait timer",
+      body: anEvent('Kubernetes Watch Event', 'everynode.relay', gateWaitEvent),
+      trigger: { type: 'watch', eventId: 'evt-1', watch: gateWaitEvent },
+      cause: { type: 'watch', event: 'MODIFIED', kind: 'Node', resourceVersion: '5', timer: 'gate-wait' },
+    },
+    {
+      name: 'a replayed node trigger of the gate-wait timer',
+      body: anEvent('Kubernetes Watch Event', 'everynode.relay', gateWaitEvent, { 'replay-name': 'r' }),
+      trigger: { type: 'watch', replayName: 'r' },
+      cause: { type: 'replay', replayName: 'r', eventId: 'evt-1' },
     },
     {
       name: 'an EC2 Instance State-change Notification',
@@ -129,6 +151,13 @@ describe('parseTrigger', () => {
         anEvent('Kubernetes Watch Event', 'everynode.relay', { ...podEvent, gatesNode: 'true' }),
       ),
       reason: /^invalid watch event detail: .*gatesNode/,
+    },
+    {
+      name: 'a trigger of a timer the router does not know',
+      body: JSON.stringify(
+        anEvent('Kubernetes Watch Event', 'everynode.relay', { ...gateWaitEvent, timer: 'someday' }),
+      ),
+      reason: /^invalid watch event detail: .*timer/,
     },
     {
       name: 'an EC2 event without instance id',

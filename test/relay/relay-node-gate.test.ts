@@ -20,9 +20,8 @@ import { isPodReady } from '../../lib/core/pod-availability.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { silentLogger } from '../../lib/log/structured-logger.ts';
-import type { WatchEventDetail } from '../../lib/messages/trigger.ts';
 import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
-import { Journal, readJournal } from '../../lib/queue/journal.ts';
+import { Journal } from '../../lib/queue/journal.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
@@ -33,37 +32,8 @@ import type { RouterDeps } from '../../lib/router/router-deps.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { CountersInMemory, drain } from '../router/router-harness.ts';
 import { aPod } from '../support/builders.ts';
+import { eventually, journaledTriggers } from '../support/journal-triggers.ts';
 import { newDaemonSet } from '../support/store-test-helpers.ts';
-
-interface Published {
-  body: string;
-  detailType: string;
-  detail: WatchEventDetail;
-}
-
-async function published(path: string): Promise<Published[]> {
-  const seen: Published[] = [];
-  try {
-    for await (const entry of readJournal(path)) {
-      const e = entry.trigger as { 'detail-type': string; detail: WatchEventDetail };
-      seen.push({ body: JSON.stringify(e), detailType: e['detail-type'], detail: e.detail });
-    }
-  } catch {
-    // No journal yet: nothing published.
-  }
-  return seen;
-}
-
-async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out; last seen: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('node readiness gates: relay → router against the simulated cluster', () => {
   let sim: SimCluster;
@@ -142,13 +112,13 @@ describe('node readiness gates: relay → router against the simulated cluster',
       // earlier change of both pods has been judged. The delete is graceful: terminating, then gone.
       sim.store.delete('pods', 'default', 'cni-worker-1');
       await eventually(
-        () => published(journalPath),
+        () => journaledTriggers(journalPath),
         (seen) => seen.some((s) => s.detail.name === 'cni-worker-1' && s.detail.event === 'DELETED'),
       );
     } finally {
       await relay.stop();
     }
-    const seen = (await published(journalPath)).filter((s) => s.detail.kind === 'Pod');
+    const seen = (await journaledTriggers(journalPath)).filter((s) => s.detail.kind === 'Pod');
     const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
 
     const gating = ofPod('cni-worker-1');
@@ -254,20 +224,20 @@ describe('node readiness gates: relay → router against the simulated cluster',
         (ready) => ready,
       );
       await eventually(
-        () => published(journalPath),
+        () => journaledTriggers(journalPath),
         (seen) => seen.some((s) => s.detail.name === 'boot-joining-1' && s.detail.changes?.includes('ready')),
       );
       // Pod events come in order on one watch: once a later pod's creation is published (the first
       // of its DaemonSet's window: never coalesced), every change of both pods has been judged.
       createPodOf(createDaemonSet('marker'), 'worker-1');
       await eventually(
-        () => published(journalPath),
+        () => journaledTriggers(journalPath),
         (seen) => seen.some((s) => s.detail.name === 'marker-worker-1'),
       );
     } finally {
       await relay.stop();
     }
-    const seen = (await published(journalPath)).filter((s) => s.detail.kind === 'Pod');
+    const seen = (await journaledTriggers(journalPath)).filter((s) => s.detail.kind === 'Pod');
     const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
     expect(ofPod('boot-worker-ssd').map((d) => [d.event, d.gatesNode === true])).toEqual([['ADDED', false]]);
     const joining = ofPod('boot-joining-1');
