@@ -10,7 +10,8 @@ import type { DaemonSet } from './daemon-set.ts';
  * A create of `ds`'s pod for `nodeName` at revision `currentHash`, under the first attempt number
  * whose name none of `podsOnNode` holds: a replacement never collides with the pod it replaces
  * (even one still terminating), and planners that see the same state pick the same name, so a
- * duplicate create fails with 409 instead of making a second pod.
+ * duplicate create fails with 409 instead of making a second pod. The pod tolerates the node
+ * readiness gate keys `gateKeys` (see `DaemonPodOptions.gateKeys`).
  */
 export function createPodAction(
   ds: Readonly<DaemonSet>,
@@ -19,12 +20,12 @@ export function createPodAction(
   podsOnNode: readonly Readonly<V1Pod>[],
   annotations: Readonly<Record<string, string>>,
   reason: string,
+  gateKeys: readonly string[] = [],
 ): CreateAction {
   const taken = new Set(podsOnNode.map((pod) => pod.metadata?.name));
   const dsName = ds.metadata?.name ?? '';
   let attempt = 0;
   while (taken.has(daemonPodName(dsName, nodeName, currentHash, attempt))) attempt++;
-  const options =
-    Object.keys(annotations).length > 0 ? { attempt, annotations: { ...annotations } } : { attempt };
-  return { type: 'create', node: nodeName, pod: daemonPodFor(ds, nodeName, currentHash, options), reason };
+  const pod = daemonPodFor(ds, nodeName, currentHash, { attempt, annotations: { ...annotations }, gateKeys });
+  return { type: 'create', node: nodeName, pod, reason };
 }

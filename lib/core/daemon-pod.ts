@@ -111,6 +111,12 @@ export interface DaemonPodOptions {
   attempt?: number;
   /** Annotations added on top of the template's (e.g. the failure-backoff record). */
   annotations?: Record<string, string>;
+  /**
+   * The node readiness gate keys the pod tolerates (NoSchedule, `Exists`; default none): added here,
+   * at creation, never to the template, so the revision hash does not change (docs/design.md,
+   * 26. Node readiness gates).
+   */
+  gateKeys?: readonly string[];
 }
 
 /** The pod labels: template labels, pod-template-generation, controller-revision-hash, ds uid, node. */
@@ -128,10 +134,13 @@ function daemonPodLabels(
   return labels;
 }
 
-/** The pod spec: the template's, tolerations completed, pinned to `nodeName`, nodeName empty. */
-function daemonPodSpec(ds: Readonly<DaemonSet>, nodeName: string): V1PodSpec {
+/**
+ * The pod spec: the template's, tolerations completed (the gate keys' included), pinned to
+ * `nodeName`, nodeName empty.
+ */
+function daemonPodSpec(ds: Readonly<DaemonSet>, nodeName: string, gateKeys: readonly string[]): V1PodSpec {
   const spec = structuredClone(ds.spec?.template.spec ?? { containers: [] }) as V1PodSpec;
-  spec.tolerations = daemonPodTolerations(spec);
+  spec.tolerations = daemonPodTolerations(spec, gateKeys);
   spec.affinity = pinToNode(spec.affinity, nodeName);
   // The scheduler binds the pod through the pinning term (upstream ScheduleDaemonSetPods).
   delete spec.nodeName;
@@ -144,8 +153,9 @@ function daemonPodSpec(ds: Readonly<DaemonSet>, nodeName: string): V1PodSpec {
  * pod-template-generation when the DaemonSet carries the deprecated generation annotation,
  * controller-revision-hash, everynode.dev/daemonset-uid and everynode.dev/node), annotations (plus
  * `options.annotations`) and finalizers, a controller ownerReference with blockOwnerDeletion, and
- * the template spec with the automatic tolerations and the required node affinity replaced by
- * `matchFields metadata.name In [nodeName]` (preferred terms kept, `nodeName` empty).
+ * the template spec with the automatic tolerations, a toleration of each of `options.gateKeys`, and
+ * the required node affinity replaced by `matchFields metadata.name In [nodeName]` (preferred terms
+ * kept, `nodeName` empty).
  */
 export function daemonPodFor(
   ds: Readonly<DaemonSet>,
@@ -167,7 +177,7 @@ export function daemonPodFor(
       ...(finalizers && finalizers.length > 0 ? { finalizers: [...finalizers] } : {}),
       ownerReferences: [controllerRefFor(ds)],
     },
-    spec: daemonPodSpec(ds, nodeName),
+    spec: daemonPodSpec(ds, nodeName, options.gateKeys ?? []),
   };
 }
 

@@ -28,12 +28,15 @@ export interface NodeView {
  * One view per node in `nodes` (in that order), then one per vanished node that pods still target
  * (sorted by name). Only pods controlled by `ds` are kept; pods without a target node are dropped
  * (upstream logs and skips them), as are terminal pods already being deleted (upstream
- * getNodesToDaemonPods with includeDeletedTerminal=false).
+ * getNodesToDaemonPods with includeDeletedTerminal=false). Placement tolerates the node readiness
+ * gate keys `gateKeys`, as the DaemonSet's pods do (docs/design.md, 26. Node readiness gates); each
+ * view keeps its node as it is, gate taints included.
  */
 export function nodeViewsFor(
   ds: Readonly<DaemonSet>,
   nodes: readonly Readonly<V1Node>[],
   pods: readonly V1Pod[],
+  gateKeys: readonly string[] = [],
 ): NodeView[] {
   const podsByNode = new Map<string, V1Pod[]>();
   for (const pod of pods) {
@@ -43,7 +46,7 @@ export function nodeViewsFor(
   }
   const views: NodeView[] = nodes.map((node) => {
     const name = node.metadata?.name ?? '';
-    return { name, node, ...nodeShouldRunDaemonPod(node, ds), pods: podsByNode.get(name) ?? [] };
+    return { name, node, ...nodeShouldRunDaemonPod(node, ds, gateKeys), pods: podsByNode.get(name) ?? [] };
   });
   const known = new Set(views.map((view) => view.name));
   const vanished = [...podsByNode.keys()].filter((name) => !known.has(name)).sort();

@@ -28,11 +28,18 @@ export interface PairState {
   now: Date;
   /** The node's name; needed only when `node` is undefined and no pod names it. */
   nodeName?: string;
+  /**
+   * The node readiness gate keys the DaemonSet's pods tolerate (default none): placement judges the
+   * node as such a pod sees it, and the pods created carry those tolerations (docs/design.md,
+   * 26. Node readiness gates).
+   */
+  gateKeys?: readonly string[];
 }
 
 /**
  * The actions that make the pair right, following upstream podsShouldBeOnNode:
  * - DaemonSet being deleted, or selecting everything (upstream SelectingAll) → nothing;
+ * - placement (nodeShouldRunDaemonPod) with the gate keys of `state.gateKeys` tolerated;
  * - node gone → delete every non-terminating pod;
  * - shouldRun and no pod → create one;
  * - shouldContinueRunning → Failed pods deleted and replaced after the failure backoff (a requeue
@@ -51,7 +58,7 @@ export function planPair(state: Readonly<PairState>): Action[] {
   const pods = owned.filter((pod) => !isDeletedTerminalPod(pod));
   const nodeName = node?.metadata?.name ?? state.nodeName ?? firstTarget(owned) ?? '';
   if (node === undefined) return deleteAll(pods, nodeName, 'node no longer exists');
-  const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ds);
+  const { shouldRun, shouldContinueRunning } = nodeShouldRunDaemonPod(node, ds, state.gateKeys);
   if (shouldRun && pods.length === 0) {
     return [createAction(state, nodeName, {}, 'daemon pod missing on node')];
   }
@@ -89,5 +96,6 @@ function createAction(
   annotations: Record<string, string>,
   reason: string,
 ): Action {
-  return createPodAction(state.ds, nodeName, state.currentHash, state.pods, annotations, reason);
+  const { ds, currentHash, pods, gateKeys } = state;
+  return createPodAction(ds, nodeName, currentHash, pods, annotations, reason, gateKeys);
 }

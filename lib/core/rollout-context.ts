@@ -16,6 +16,8 @@ export interface RolloutContext {
   views: readonly NodeView[];
   currentHash: string;
   now: Date;
+  /** The node readiness gate keys the pods the step creates tolerate. */
+  gateKeys: readonly string[];
   desiredNumberScheduled: number;
   budget: RolloutBudget;
   extensions: RolloutExtensions;

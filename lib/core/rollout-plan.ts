@@ -28,6 +28,11 @@ export interface RolloutState {
   /** The controller-revision-hash of the current revision. */
   currentHash: string;
   now: Date;
+  /**
+   * The node readiness gate keys the DaemonSet's pods tolerate (default none): the surge step's
+   * creates carry those tolerations. Placement is the views' (nodeViewsFor with the same keys).
+   */
+  gateKeys?: readonly string[];
 }
 
 /**
@@ -58,6 +63,7 @@ export function planRollout(state: Readonly<RolloutState>): Action[] {
   const desiredNumberScheduled = state.nodes.filter((view) => view.shouldRun).length;
   const ctx: RolloutContext = {
     ...state,
+    gateKeys: state.gateKeys ?? [],
     views: relevantViews(ds, state.nodes),
     desiredNumberScheduled,
     budget: rolloutBudget(ds, desiredNumberScheduled),

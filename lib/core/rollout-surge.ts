@@ -55,6 +55,7 @@ export function planSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
         view.pods,
         {},
         `rolling update (surge): new daemon pod beside old one on node ${view.name}`,
+        ctx.gateKeys,
       ),
     ),
   ];

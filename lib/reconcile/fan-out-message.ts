@@ -14,7 +14,7 @@ import type { PairMessage } from '../messages/work-message.ts';
 export interface FanOutState {
   readonly ds: Readonly<DaemonSet>;
   readonly views: readonly NodeView[];
-  /** The node readiness gate keys the DaemonSet's pods tolerate (gate-placement.ts). */
+  /** The node readiness gate keys the DaemonSet's pods tolerate (known-gate-keys.ts). */
   readonly gateKeys: readonly string[];
   readonly currentHash: string;
   readonly now: Date;

@@ -9,11 +9,11 @@
 import type { Action } from '../core/action.ts';
 import { rolloutExtensionsOf } from '../core/extensions.ts';
 import type { NodeView } from '../core/node-view.ts';
+import { planPair } from '../core/pair-plan.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
 import type { OutgoingWork } from '../queue/work-senders.ts';
 import { type PairLoad, pairKey } from './expectations.ts';
 import { deduplicationIdOf, type FanOutState, memoryKeyOf, pairMessageFor } from './fan-out-message.ts';
-import { planGatedPair } from './gate-placement.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 
 export type { FanOutState } from './fan-out-message.ts';
@@ -65,11 +65,16 @@ function candidateOf(
   view: Readonly<NodeView>,
 ): Candidate | undefined {
   if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return undefined;
-  const { ds, currentHash, now } = state;
-  const actions = planGatedPair(
-    { ds, node: view.node, pods: view.pods, currentHash, now, nodeName: view.name },
-    state.gateKeys,
-  );
+  const { ds, currentHash, now, gateKeys } = state;
+  const actions = planPair({
+    ds,
+    node: view.node,
+    pods: view.pods,
+    currentHash,
+    now,
+    nodeName: view.name,
+    gateKeys,
+  });
   const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
   deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
   if (memoryKey === undefined) return undefined;

@@ -25,7 +25,7 @@ export interface TerminationWaitState {
   readonly now: Date;
   /** Requeues of this pair so far, to back off from a pod that never goes away. */
   readonly attempt: number;
-  /** The node readiness gate keys the DaemonSet's pods tolerate (gate-placement.ts). */
+  /** The node readiness gate keys the DaemonSet's pods tolerate (known-gate-keys.ts). */
   readonly gateKeys?: readonly string[];
 }
 

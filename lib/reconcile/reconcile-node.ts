@@ -11,6 +11,7 @@ import { isControlledBy } from '../core/controller-ref.ts';
 import { targetNodeName } from '../core/daemon-pod.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { gateKeysFor } from '../core/node-readiness.ts';
+import { planPair } from '../core/pair-plan.ts';
 import { timestampMillis } from '../core/pod-availability.ts';
 import { fromJson } from '../kube/object-codec.ts';
 import type { DaemonSetVersion, NodeHints } from '../messages/node-hints.ts';
@@ -18,7 +19,6 @@ import { nodeFromHint, podFromHint } from '../messages/pair-hints.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { NodeMessage, PairMessage } from '../messages/work-message.ts';
 import { executeActions, mapConcurrent } from './action-executor.ts';
-import { planGatedPair } from './gate-placement.ts';
 import { reconcileNodeGates } from './node-gates.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from './pair-reader.ts';
 import { terminationWaitSeconds } from './pair-waits.ts';
@@ -63,7 +63,7 @@ interface NodePair {
   readonly node: V1Node | undefined;
   readonly pods: V1Pod[];
   readonly currentHash: string;
-  /** The node readiness gate keys its pods tolerate: every listed DaemonSet's (gate-placement.ts). */
+  /** The node readiness gate keys its pods tolerate: every listed DaemonSet's. */
   readonly gateKeys: readonly string[];
   readonly actions: Action[];
 }
@@ -194,7 +194,7 @@ function planPairs(
   return managed.map((ds, index) => {
     const pods = state.podsOf(ds);
     const currentHash = hashes[index] ?? '';
-    const actions = planGatedPair({ ds, node: state.node, pods, currentHash, now, nodeName }, gateKeys);
+    const actions = planPair({ ds, node: state.node, pods, currentHash, now, nodeName, gateKeys });
     return { ds, node: state.node, pods, currentHash, gateKeys, actions };
   });
 }

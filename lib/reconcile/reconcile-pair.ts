@@ -4,12 +4,13 @@
  */
 import { type Action, deletesBecauseOfNode } from '../core/action.ts';
 import { isActionable } from '../core/actionable.ts';
+import { planPair } from '../core/pair-plan.ts';
 import { EverynodeError } from '../errors/everynode-error.ts';
 import { withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { PairMessage } from '../messages/work-message.ts';
 import { executeActions } from './action-executor.ts';
 import { pairKey } from './expectations.ts';
-import { knownGateKeys, planGatedPair } from './gate-placement.ts';
+import { knownGateKeys } from './known-gate-keys.ts';
 import {
   confirmedForCreate,
   nodeVersion,
@@ -35,7 +36,7 @@ export class PairConflictError extends EverynodeError {
 
 /**
  * The plan for a read pair, its pods tolerating the node readiness gate keys of `deps`'s known
- * DaemonSets (gate-placement.ts).
+ * DaemonSets (known-gate-keys.ts).
  */
 export function planRead(
   deps: Pick<ReconcileDeps, 'objects'>,
@@ -43,7 +44,7 @@ export function planRead(
   now: Date,
 ): Action[] {
   const { ds, node, pods, currentHash, nodeName } = read;
-  return planGatedPair({ ds, node, pods, currentHash, now, nodeName }, knownGateKeys(deps, ds));
+  return planPair({ ds, node, pods, currentHash, now, nodeName, gateKeys: knownGateKeys(deps, ds) });
 }
 
 /**

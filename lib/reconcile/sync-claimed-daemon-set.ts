@@ -7,14 +7,14 @@ import type { V1ControllerRevision, V1DaemonSetStatus, V1Node, V1Pod } from '@ku
 import type { Action } from '../core/action.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { daemonSetStatusFromViews, statusRequeue } from '../core/daemon-set-status.ts';
-import type { NodeView } from '../core/node-view.ts';
+import { type NodeView, nodeViewsFor } from '../core/node-view.ts';
 import { planRollout } from '../core/rollout-plan.ts';
 import type { MessageCause } from '../messages/message-cause.ts';
 import { executeActions } from './action-executor.ts';
 import { pairKey } from './expectations.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
-import { gatedNodeViews, knownGateKeys, withGateTolerations } from './gate-placement.ts';
 import { sendGateRechecks } from './gate-recheck.ts';
+import { knownGateKeys } from './known-gate-keys.ts';
 import { earliestNodeFreeSeconds } from './pair-waits.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
@@ -117,10 +117,10 @@ export async function syncClaimedDaemonSet(
   );
   deps.objects.putDaemonSet(ds, reads.listedAt);
   const now = deps.clock();
-  // Placed, and created, as pods tolerating the node readiness gate keys (gate-placement.ts).
+  // Placed, and created, as pods tolerating the node readiness gate keys in use.
   const gateKeys = knownGateKeys(deps, ds);
-  const views = gatedNodeViews(ds, reads.nodes, reads.pods, gateKeys);
-  const rollout = withGateTolerations(planRollout({ ds, nodes: views, currentHash, now }), gateKeys);
+  const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
+  const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
   const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
   for (const action of rollout) {
     if (action.type === 'delete')

@@ -1,5 +1,6 @@
 import type { V1Affinity, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { createPodAction } from '../../lib/core/create-pod-action.ts';
 import {
   daemonPodFor,
   daemonPodName,
@@ -9,6 +10,7 @@ import {
   targetNodeName,
 } from '../../lib/core/daemon-pod.ts';
 import { labelValueErrors } from '../../lib/core/object-names.ts';
+import { templateHash } from '../../lib/core/template-hash.ts';
 import { automaticTolerations } from '../../lib/core/tolerations.ts';
 import { aDaemonSet, aPod } from '../support/builders.ts';
 
@@ -173,6 +175,48 @@ describe('daemonPodFor', () => {
 
   it('is deterministic', () => {
     expect(daemonPodFor(ds, 'node-1', 'rev1')).toEqual(daemonPodFor(ds, 'node-1', 'rev1'));
+  });
+});
+
+describe('daemonPodFor and createPodAction with node readiness gate keys', () => {
+  const KEY = 'example.com/agent-not-ready';
+  const gateToleration = (key: string) => ({ key, operator: 'Exists', effect: 'NoSchedule' });
+  const userToleration = { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' };
+  const ds = aDaemonSet('agent', { tolerations: [userToleration] });
+  const plain = [userToleration, ...automaticTolerations(false)];
+
+  it.each([
+    { name: 'no gate keys: the template and automatic tolerations only', gateKeys: [], expected: plain },
+    {
+      name: 'one gate key: tolerated NoSchedule Exists',
+      gateKeys: [KEY],
+      expected: [...plain, gateToleration(KEY)],
+    },
+    {
+      name: 'two gate keys: each tolerated, in the order given',
+      gateKeys: [KEY, 'everynode.dev/not-ready'],
+      expected: [...plain, gateToleration(KEY), gateToleration('everynode.dev/not-ready')],
+    },
+  ])('daemonPodFor, $name', ({ gateKeys, expected }) => {
+    expect(daemonPodFor(ds, 'n1', 'rev1', { gateKeys }).spec?.tolerations).toEqual(expected);
+  });
+
+  it('createPodAction passes the gate keys on to the pod it creates', () => {
+    const gated = createPodAction(ds, 'n1', 'rev1', [], {}, 'missing', [KEY]);
+    const ungated = createPodAction(ds, 'n1', 'rev1', [], {}, 'missing');
+    expect(gated.pod.spec?.tolerations).toEqual([...plain, gateToleration(KEY)]);
+    expect(ungated.pod.spec?.tolerations).toEqual(plain);
+  });
+
+  it('leaves the template, the revision hash and the pod name and labels as they are', () => {
+    const before = structuredClone(ds);
+    const hash = templateHash(ds.spec?.template ?? {});
+    const gated = createPodAction(ds, 'n1', 'rev1', [], { a: 'b' }, 'missing', [KEY]).pod;
+    const ungated = createPodAction(ds, 'n1', 'rev1', [], { a: 'b' }, 'missing').pod;
+    expect(ds).toEqual(before);
+    expect(templateHash(ds.spec?.template ?? {})).toBe(hash);
+    expect(gated.metadata).toEqual(ungated.metadata);
+    expect({ ...gated.spec, tolerations: [] }).toEqual({ ...ungated.spec, tolerations: [] });
   });
 });
 

@@ -274,3 +274,76 @@ describe('planPair', () => {
     ).toEqual([{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }]);
   });
 });
+
+describe('planPair with node readiness gate keys', () => {
+  const KEY = 'example.com/agent-not-ready';
+  const gate = (effect: string, value?: string) => ({ key: KEY, effect, ...(value ? { value } : {}) });
+  const gatedNode = (...taints: { key: string; effect: string; value?: string }[]) => aNode('n1', { taints });
+  const create = `create:${newName()}`;
+
+  it.each([
+    {
+      name: 'gate taint, no pod',
+      node: gatedNode(gate('NoSchedule')),
+      pods: [],
+      withKey: [create],
+      without: [],
+    },
+    {
+      name: 'gate taint with a value, no pod (Exists ignores it)',
+      node: gatedNode(gate('NoSchedule', 'booting')),
+      pods: [],
+      withKey: [create],
+      without: [],
+    },
+    {
+      name: 'gate taint, a running pod: kept either way',
+      node: gatedNode(gate('NoSchedule')),
+      pods: [pod('p1')],
+      withKey: [],
+      without: [],
+    },
+    {
+      name: 'gate taint and another NoSchedule taint, no pod: the other keeps it off',
+      node: gatedNode(gate('NoSchedule'), { key: 'dedicated', value: 'x', effect: 'NoSchedule' }),
+      pods: [],
+      withKey: [],
+      without: [],
+    },
+    {
+      name: 'gate key tainted NoExecute: not tolerated, the pod goes either way',
+      node: gatedNode(gate('NoExecute')),
+      pods: [pod('p1')],
+      withKey: ['delete:p1'],
+      without: ['delete:p1'],
+    },
+    {
+      name: 'gate key tainted PreferNoSchedule: ignored either way',
+      node: gatedNode(gate('PreferNoSchedule')),
+      pods: [],
+      withKey: [create],
+      without: [create],
+    },
+  ])('$name', ({ node, pods, withKey, without }) => {
+    const state = { ds, node, pods, currentHash: HASH, now: NOW, nodeName: 'n1' };
+    expect(summary(planPair({ ...state, gateKeys: [KEY] }))).toEqual(withKey);
+    expect(summary(planPair(state))).toEqual(without);
+  });
+
+  it('creates, the replacement of a failed pod too, carry the toleration; the revision stays', () => {
+    const failed = pod('p1', { phase: 'Failed', creationTimestamp: secondsAgo(3600) });
+    for (const pods of [[], [failed]]) {
+      const state = { ds, node: gatedNode(gate('NoSchedule')), pods, currentHash: HASH, now: NOW };
+      const created = planPair({ ...state, gateKeys: [KEY] }).find((a) => a.type === 'create');
+      const plain = planPair({ ...state, node: aNode('n1') }).find((a) => a.type === 'create');
+      if (created?.type !== 'create' || plain?.type !== 'create') throw new Error('no create planned');
+      expect(created.pod.spec?.tolerations).toEqual([
+        ...(plain.pod.spec?.tolerations ?? []),
+        { key: KEY, operator: 'Exists', effect: 'NoSchedule' },
+      ]);
+      expect(created.pod.metadata).toEqual(plain.pod.metadata);
+      expect(created.pod.metadata?.labels?.['controller-revision-hash']).toBe(HASH);
+    }
+    expect(ds.spec?.template.spec?.tolerations).toBeUndefined();
+  });
+});

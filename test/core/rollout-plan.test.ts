@@ -270,4 +270,27 @@ describe('planRollout', () => {
       ds.metadata?.uid,
     );
   });
+
+  it('surge creates on a gated node tolerate the gate keys, at the same revision and name', () => {
+    const KEY = 'example.com/agent-not-ready';
+    const ds = aDaemonSet('agent', rolling({ maxSurge: 1, maxUnavailable: 0 }));
+    const gated = aNode('n1', { taints: [{ key: KEY, effect: 'NoSchedule' }] });
+    const pods = podsFor(ds, 'n1', 'old');
+    const state = { ds, currentHash: HASH, now: NOW };
+    const withKey = planRollout({ ...state, nodes: nodeViewsFor(ds, [gated], pods, [KEY]), gateKeys: [KEY] });
+    const plain = planRollout({ ...state, nodes: nodeViewsFor(ds, [aNode('n1')], pods) });
+    // Without the key the gated node should not run the pod: its old pod goes, nothing is created.
+    expect(summary(planRollout({ ...state, nodes: nodeViewsFor(ds, [gated], pods) }))).toEqual([
+      'delete:n1-old',
+    ]);
+    expect(summary(withKey)).toEqual(['create@n1']);
+    const [create] = withKey;
+    const [plainCreate] = plain;
+    if (create?.type !== 'create' || plainCreate?.type !== 'create') throw new Error('no surge create');
+    expect(create.pod.spec?.tolerations).toEqual([
+      ...(plainCreate.pod.spec?.tolerations ?? []),
+      { key: KEY, operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    expect(create.pod.metadata).toEqual(plainCreate.pod.metadata);
+  });
 });
