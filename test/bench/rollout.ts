@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- rollout [--nodes 5000] [--cpu-profile FILE]`: a new DaemonSet on N nodes through
  * the whole local pipeline, the reconciler allowed 100 requests/s. Goals: API requests per created
- * pod <= 1.10, status writes <= 1 per 100 pods, time to converge <= 1.15 x N / 100 s. With
+ * pod <= 1.05, status writes <= 1 per 100 pods, time to converge <= 1.05 x N / 100 s up to 5,000
+ * nodes and <= 1.10 x beyond (the floor counts the creates alone: the pods' start and readiness
+ * delays and the last status refresh come on top). With
  * `--cpu-profile`, FILE profiles the simulated cluster's thread and FILE.pipeline the pipeline's.
  */
 import { parseArgs } from 'node:util';
@@ -80,8 +82,9 @@ try {
   const requests = reconcileRequests(cluster.sim);
   const statusWrites = reconcileRequests(cluster.sim, { resource: 'apps/daemonsets', subresource: 'status' });
   const limit = nodes / LIMIT_QPS;
+  const timeGoal = nodes <= 5000 ? 1.05 : 1.1;
   console.log(`\nrollout: a new DaemonSet on ${nodes} nodes, reconciler limited to ${LIMIT_QPS} requests/s`);
-  figure('API requests per created pod', (requests / nodes).toFixed(3), '<= 1.10', requests / nodes <= 1.1);
+  figure('API requests per created pod', (requests / nodes).toFixed(3), '<= 1.05', requests / nodes <= 1.05);
   figure(
     'status writes per 100 pods',
     ((statusWrites / nodes) * 100).toFixed(2),
@@ -91,14 +94,14 @@ try {
   figure(
     'time to converge (s)',
     seconds.toFixed(1),
-    `<= ${(1.15 * limit).toFixed(1)}`,
-    seconds <= 1.15 * limit,
+    `<= ${(timeGoal * limit).toFixed(1)}`,
+    seconds <= timeGoal * limit,
   );
   figure(
     'time to converge / (nodes / 100 per s)',
     (seconds / limit).toFixed(3),
-    '<= 1.15',
-    seconds / limit <= 1.15,
+    `<= ${timeGoal.toFixed(2)}`,
+    seconds / limit <= timeGoal,
   );
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
