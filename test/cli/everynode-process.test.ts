@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATE_DIR_LOCK_FILE } from '../../lib/cli/state-dir-lock.ts';
+import { groupAlive } from '../conformance/everynode-run.ts';
 
 const bin = fileURLToPath(new URL('../../bin/everynode.js', import.meta.url));
 
@@ -33,16 +34,6 @@ function startEverynode(args: readonly string[]): Everynode {
   const everynode = { child, pid: child.pid, output: () => output, exited };
   started.push(everynode);
   return everynode;
-}
-
-/** Whether any process is left in the process group `pgid`. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
