@@ -20,6 +20,7 @@ import type { ReconcileDeps } from './reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 import { type RevisionResult, syncRevisions } from './sync-revisions.ts';
 import { INVALID_SPEC_CONDITION, writeDaemonSetStatus } from './write-daemon-set-status.ts';
+import { yieldToEventLoop } from './yield-to-event-loop.ts';
 
 /** What the step reads besides the DaemonSet. */
 export interface DaemonSetReads {
@@ -109,6 +110,7 @@ export async function syncClaimedDaemonSet(
   cause: MessageCause,
   blocked: ReadonlySet<string> = new Set(),
 ): Promise<SyncResult> {
+  await yieldToEventLoop();
   const revision = await syncRevisions(deps, ds, reads.revisions, reads.pods);
   const { currentHash } = revision;
   deps.objects.putRevisionHash(
@@ -119,6 +121,7 @@ export async function syncClaimedDaemonSet(
   const now = deps.clock();
   // Placed, and created, as pods tolerating the node readiness gate keys in use.
   const gateKeys = knownGateKeys(deps, ds);
+  await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
   const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
   const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
@@ -127,6 +130,7 @@ export async function syncClaimedDaemonSet(
       deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
   }
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
+  await yieldToEventLoop();
   const fan = await fanOutPairs(deps, {
     ds,
     views,
@@ -140,6 +144,7 @@ export async function syncClaimedDaemonSet(
     listedAt: reads.listedAt,
   });
   const rechecks = await sendGateRechecks(deps, ds, views, cause, now);
+  await yieldToEventLoop();
   const status = statusOf(ds, views, revision, now);
   const statusWrites = await writeDaemonSetStatus(deps, ds, status);
   const wait = earliest([
