@@ -17,6 +17,7 @@ import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { creatableDaemonSet } from '../support/builders.ts';
+import { HeapPeak } from './heap-peak.ts';
 
 /** The reconciler's allowance on the simulated API server. */
 export const LIMIT_QPS = 100;
@@ -38,6 +39,11 @@ export interface BenchCluster {
   readonly sim: SimCluster;
   readonly kubeconfigPath: string;
   readonly stateDir: string;
+  /**
+   * Peak memory of the pipeline's worker thread (relay, router and reconcile in one V8 heap),
+   * sampled every 250 ms while it runs; reset it when a measured interval starts.
+   */
+  readonly pipelineHeap: HeapPeak;
   /**
    * Starts the whole local pipeline in a worker thread; `clientQps` is the reconciler's own budget
    * (EVERYNODE_API_QPS), default 100, the server's limit (arrival jitter then brings a few 429s,
@@ -64,6 +70,7 @@ export async function startBenchCluster(
   const sim = await startSimCluster({ nodes, kubeconfigPath, timing, watchWindow: 200_000 });
   sim.faults.limitPerUserAgent({ match: RECONCILE_USER_AGENT, qps: LIMIT_QPS, burst: LIMIT_QPS });
   let worker: Worker | undefined;
+  const pipelineHeap = new HeapPeak();
   const stopPipeline = async () => {
     if (worker === undefined) return {};
     const stopped = nextMessage<{ type: 'stopped'; counters: Record<string, number> }>(worker, 'stopped');
@@ -77,6 +84,7 @@ export async function startBenchCluster(
     sim,
     kubeconfigPath,
     stateDir,
+    pipelineHeap,
     startPipeline: async (options = {}) => {
       const data: PipelineWorkerData = {
         kubeconfigPath,
@@ -86,7 +94,7 @@ export async function startBenchCluster(
         ...(options.logLevel ? { logLevel: options.logLevel } : {}),
         ...(options.cpuProfile ? { cpuProfile: options.cpuProfile } : {}),
       };
-      worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data);
+      worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data, [], pipelineHeap);
       await nextMessage(worker, 'ready');
     },
     stopPipeline,
@@ -175,14 +183,29 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 }
 
+/** The field of a worker's data that carries its {@link HeapPeak}'s buffer. */
+const HEAP_PEAK_FIELD = 'heapPeakBuffer';
+
 /**
  * Starts the module `url` in a worker thread with `data` (workers do not inherit tsx's loader on
  * Node 20: the worker registers it first), so the reconciler gets a core of its own rather than
- * sharing the simulated cluster's event loop. Returns the worker.
+ * sharing the simulated cluster's event loop. With `heapPeak`, the thread samples its heap into it
+ * from before the module loads (`heap-peak.ts`; `data` must then be an object: it gets the shared
+ * buffer as one more field). Returns the worker.
  */
-export function startWorker(url: URL, data: unknown, transferList: readonly TransferListItem[] = []): Worker {
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data, transferList: [...transferList] });
+export function startWorker(
+  url: URL,
+  data: unknown,
+  transferList: readonly TransferListItem[] = [],
+  heapPeak?: HeapPeak,
+): Worker {
+  const sampler = new URL('./heap-peak.ts', import.meta.url).href;
+  const sample = heapPeak
+    ? `await import(${JSON.stringify(sampler)}).then(async (m) => m.sampleHeapInto((await import('node:worker_threads')).workerData.${HEAP_PEAK_FIELD}));`
+    : '';
+  const bootstrap = `import('tsx/esm/api').then(async (tsx) => { tsx.register(); ${sample} return import(${JSON.stringify(url.href)}); });`;
+  const workerData = heapPeak ? { ...(data as object), [HEAP_PEAK_FIELD]: heapPeak.buffer } : data;
+  return new Worker(bootstrap, { eval: true, workerData, transferList: [...transferList] });
 }
 
 /** The next message of `worker` of `type`; rejects when the worker fails first. */

@@ -8,7 +8,10 @@
  * ms (from the start of the node step to that pair's pod created). Joins are `--interval-ms` apart,
  * as nodes join a cluster, so each join finds the request budget refilled (20 joins back to back
  * would measure the 100 requests/s limit instead: about 10 ms per request). The first join runs
- * on a cold process (no cached DaemonSets or revision hashes); the others on a warm one.
+ * on a cold process (no cached DaemonSets or revision hashes); the others on a warm one. Also
+ * prints, without goals, the reconciler's largest LIST of each resource and how often it listed it
+ * during the joins, and the peak heap of the reconciler's thread (reconcile alone, with its local
+ * queues).
  */
 import { parseArgs } from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
@@ -25,8 +28,10 @@ import {
   waitUntil,
 } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
+import { HeapPeak } from './heap-peak.ts';
 import type { NodeJoinRelayTask } from './node-join-relay-worker.ts';
 import type { JoinResult, NodeJoinTask } from './node-join-worker.ts';
+import { printReconcilerFootprint } from './reconciler-footprint.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,6 +69,7 @@ try {
     [channel.port1],
   );
   await nextMessage(relay, 'ready');
+  const reconcilerHeap = new HeapPeak();
   const worker = startWorker(
     new URL('./node-join-worker.ts', import.meta.url),
     {
@@ -76,10 +82,15 @@ try {
       nodeMessages: channel.port2,
     } satisfies NodeJoinTask,
     [channel.port2],
+    reconcilerHeap,
   );
   await nextMessage(worker, 'ready');
+  reconcilerHeap.reset();
+  const joinsStarted = Date.now();
   const profile = await startCpuProfile(values['cpu-profile']);
   const { results } = await nextMessage<{ type: 'done'; results: JoinResult[] }>(worker, 'done');
+  const joinSeconds = (Date.now() - joinsStarted) / 1000;
+  const heap = reconcilerHeap.read();
   await profile.stop();
   await worker.terminate();
   relay.postMessage({ type: 'stop' });
@@ -127,6 +138,13 @@ try {
       0.5,
     ).toFixed(1)} ms`,
   );
+  printReconcilerFootprint({
+    sim: cluster.sim,
+    seconds: joinSeconds,
+    heap,
+    thread: "the reconciler's thread (reconcile and its local queues; relay and router in another)",
+    heapNote: 'the reconcile Lambda without the queues',
+  });
 } finally {
   await cluster.stop();
 }

@@ -3,7 +3,9 @@
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
  * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
  * and done within 1.3 x (N / maxUnavailable waves x the pod-ready delay), the pod-ready delay being
- * the simulated time from a pod's binding to its readiness.
+ * the simulated time from a pod's binding to its readiness. Also prints, without goals, the
+ * reconciler's largest LIST of each resource and how often it listed it, and the peak heap of the
+ * pipeline's thread (relay, router and reconcile together).
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
@@ -21,6 +23,7 @@ import {
   startBenchCluster,
   waitUntil,
 } from './bench-cluster.ts';
+import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
 
 const { values } = parseArgs({
@@ -102,6 +105,7 @@ try {
   const unavailable = watchUnavailable();
   const phases = trackRolloutPhases(cluster.sim, (pod) => pod.spec?.containers[0]?.image === V2);
   cluster.sim.counters.reset();
+  cluster.pipelineHeap.reset();
   const started = Date.now();
   const ds = stored();
   const container = ds.spec?.template.spec?.containers[0];
@@ -131,6 +135,7 @@ try {
     250,
   );
   const seconds = (Date.now() - started) / 1000;
+  const heap = cluster.pipelineHeap.read();
   unavailable.stop();
   phases.stop();
   const waves = Math.ceil(nodes / maxUnavailable);
@@ -156,6 +161,7 @@ try {
   console.log(
     `requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`,
   );
+  printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
 } finally {
   await cluster.stop();

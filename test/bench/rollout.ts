@@ -5,6 +5,8 @@
  * nodes and <= 1.10 x beyond (the floor counts the creates alone: the pods' start and readiness
  * delays and the last status refresh come on top). With
  * `--cpu-profile`, FILE profiles the simulated cluster's thread and FILE.pipeline the pipeline's.
+ * Also prints, without goals, the reconciler's largest LIST of each resource and how often it
+ * listed it, and the peak heap of the pipeline's thread (relay, router and reconcile together).
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet } from '@kubernetes/client-node';
@@ -19,6 +21,7 @@ import {
   waitUntil,
 } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
+import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 
 const { values } = parseArgs({
   options: {
@@ -48,6 +51,7 @@ try {
   phase('pipeline started');
   await new Promise((resolve) => setTimeout(resolve, 2000));
   cluster.sim.counters.reset();
+  cluster.pipelineHeap.reset();
   const profile = await startCpuProfile(values['cpu-profile']);
   const started = Date.now();
   createDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 } }));
@@ -76,6 +80,7 @@ try {
     30 * 60_000,
   );
   const seconds = (Date.now() - started) / 1000;
+  const heap = cluster.pipelineHeap.read();
   await profile.stop();
   phase('converged');
   const created = reconcileRequests(cluster.sim, { verb: 'create', resource: 'pods' });
@@ -104,6 +109,7 @@ try {
     seconds / limit <= timeGoal,
   );
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
+  printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
   if (process.env.BENCH_DEBUG)
     console.log(

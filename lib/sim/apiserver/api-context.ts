@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessControl } from '../auth/access-control.ts';
 import type { UserInfo } from '../auth/user-info.ts';
+import type { RequestCounters } from '../counters.ts';
 import type { FaultInjector } from '../faults.ts';
 import type { ResourceDefinition } from '../schema/resources.ts';
 import type { KubeObject } from '../schema/store-types.ts';
@@ -45,6 +46,8 @@ export interface ServerState {
   readonly defaultWatchTimeoutMs: () => number;
   /** Who may do what (default: every request is an administrator's). */
   readonly access: AccessControl;
+  /** Where requests are counted and LIST sizes noted, if anywhere. */
+  readonly counters?: RequestCounters;
 }
 
 /** One resource request being handled. */

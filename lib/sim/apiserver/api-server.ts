@@ -159,6 +159,7 @@ export function createApiServer(store: ClusterStore, options: ApiServerOptions =
     watches: new Set(),
     defaultWatchTimeoutMs: watchLifetime(options),
     access: options.access ?? OPEN_ACCESS,
+    counters: options.counters,
   };
   const handle = (req: IncomingMessage, res: ServerResponse) =>
     void listener(state, options.counters)(req, res);
