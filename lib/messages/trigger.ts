@@ -88,6 +88,22 @@ export const watchEventDetailSchema = z.object({
    */
   gatesNode: z.boolean().optional(),
   /**
+   * Pods: the pod's DaemonSet is mid-rollout with old pods waiting for a slot, and this event can
+   * free one (the pod turned ready, or, when the rollout surges, was removed), so the router also
+   * sends the DaemonSet's `daemonset` step at the end of a short slot window rather than only after
+   * the status window: the next old pods are deleted without waiting out the status window
+   * (docs/design.md, 12. The status-refresh window). Absent (older relays, other senders) means
+   * false.
+   */
+  rolloutSlot: z.boolean().optional(),
+  /**
+   * Pods and DaemonSets: the resourceVersion of the newest node change that can move a placement the
+   * relay had forwarded (or relisted) when it sent this trigger, passed on to the `daemonset`
+   * messages made of it: a process holding a node LIST at least that new plans on it
+   * (docs/design.md, 15. The DaemonSet step). Absent (older relays, other senders): the step lists.
+   */
+  nodesVersion: z.string().min(1).max(64).optional(),
+  /**
    * DaemonSets: the event changed the DaemonSet's effective node readiness gate (declared, removed,
    * its key, mode or dry run changed; deleted or being deleted while gating), so the router also
    * sends every node's `node` step, naming the keys that may have stopped being gated. Absent

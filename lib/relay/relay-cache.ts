@@ -5,6 +5,8 @@
 import type { TriggeringResource, WatchEvent, WatchedObjects } from '../kube/kube-port.ts';
 import { compareResourceVersions } from '../kube/resource-version.ts';
 import { changedFacets, type Facets, facetsOf, isRemovedAtOnce } from './relay-changes.ts';
+import { Interner } from './relay-intern.ts';
+import { type Seeding, seedingInPlace } from './relay-seeding.ts';
 
 interface Entry {
   facets: Facets;
@@ -43,6 +45,8 @@ function uidOf(object: unknown): string {
  */
 export class RelayObjectCache<R extends TriggeringResource> {
   private readonly entries = new Map<string, Entry>();
+  /** Pod facet values repeat (a node's name in each of its pods, a DaemonSet's uid): kept once each. */
+  private readonly interner = new Interner();
 
   constructor(readonly resource: R) {}
 
@@ -53,16 +57,27 @@ export class RelayObjectCache<R extends TriggeringResource> {
 
   /** Forgets everything and remembers `objects` as listed. */
   seed(objects: readonly Readonly<WatchedObjects[R]>[]): void {
-    this.entries.clear();
-    for (const object of objects) {
+    const seeding = this.seeding();
+    seeding.add(objects);
+    seeding.commit();
+  }
+
+  /**
+   * A seeding from a LIST taken page by page (`relay-seeding.ts`): each page's objects remembered as
+   * listed as they come, and the objects the list did not show forgotten at the commit.
+   */
+  seeding(): Seeding<WatchedObjects[R]> {
+    const put = (object: Readonly<WatchedObjects[R]>) => {
+      const uid = uidOf(object);
       const resourceVersion =
         (object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
-      this.entries.set(uidOf(object), {
-        facets: facetsOf(this.resource, object),
-        resourceVersion,
-        seeded: true,
-      });
-    }
+      const known = this.entries.get(uid);
+      // An object at a version never changes: a relisted one keeps its facets (no copy to collect).
+      if (resourceVersion !== '' && known?.resourceVersion === resourceVersion) known.seeded = true;
+      else this.entries.set(uid, { facets: this.facetsOf(object), resourceVersion, seeded: true });
+      return uid;
+    };
+    return seedingInPlace(this.entries, put, (uid) => this.entries.delete(uid));
   }
 
   /**
@@ -75,13 +90,18 @@ export class RelayObjectCache<R extends TriggeringResource> {
       this.entries.delete(uid);
       return { forward: true, changes: [] };
     }
-    const facets = facetsOf(this.resource, event.object);
+    const facets = this.facetsOf(event.object);
     const before = this.knownBefore(this.entries.get(uid), event.resourceVersion);
     this.entries.set(uid, { facets, resourceVersion: event.resourceVersion, seeded: false });
     if (event.type === 'ADDED') return { forward: true, changes: [] };
     if (isRemovedAtOnce(this.resource, event.object)) return { forward: false };
     const changes = changedFacets(before ?? {}, facets);
     return changes.length > 0 ? { forward: true, changes } : { forward: false };
+  }
+
+  /** The facets of `object`, with the values many objects repeat shared. */
+  private facetsOf(object: Readonly<WatchedObjects[R]>): Facets {
+    return facetsOf(this.resource, object, (value) => this.interner.string(value));
   }
 
   /** The facets the object had just before an event at `resourceVersion`, when they are known. */

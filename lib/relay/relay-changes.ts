@@ -44,13 +44,13 @@ function nodeFacets(node: Readonly<V1Node>): Facets {
   };
 }
 
-function podFacets(pod: Readonly<V1Pod>): Facets {
+function podFacets(pod: Readonly<V1Pod>, shared: (value: string) => string): Facets {
   return {
-    phase: pod.status?.phase ?? '',
+    phase: shared(pod.status?.phase ?? ''),
     ready: String(isPodReady(pod)),
-    node: pod.spec?.nodeName ?? '',
+    node: shared(pod.spec?.nodeName ?? ''),
     deleting: String(pod.metadata?.deletionTimestamp !== undefined),
-    controller: controllerOf(pod)?.uid ?? '',
+    controller: shared(controllerOf(pod)?.uid ?? ''),
   };
 }
 
@@ -63,16 +63,21 @@ function daemonSetFacets(ds: Readonly<DaemonSet>): Facets {
   };
 }
 
-/** The decision-relevant facets of `object`, a `resource` object. */
+/**
+ * The decision-relevant facets of `object`, a `resource` object. `shared` gives the copy to keep of
+ * a pod facet's value that other pods repeat (its node's name, its controller's uid, its phase),
+ * for a caller that keeps the facets of many (`relay-cache.ts`).
+ */
 export function facetsOf<R extends TriggeringResource>(
   resource: R,
   object: Readonly<WatchedObjects[R]>,
+  shared: (value: string) => string = (value) => value,
 ): Facets {
   switch (resource) {
     case 'nodes':
       return nodeFacets(object as V1Node);
     case 'pods':
-      return podFacets(object as V1Pod);
+      return podFacets(object as V1Pod, shared);
     default:
       return daemonSetFacets(object as DaemonSet);
   }

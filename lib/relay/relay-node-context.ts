@@ -13,16 +13,14 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import { nodeReadinessOf } from '../core/node-readiness.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import { toJson } from '../kube/object-codec.ts';
+import { compareResourceVersions } from '../kube/resource-version.ts';
 import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
-import {
-  type NodeHint,
-  nodeHintOf,
-  type PairHints,
-  type PodHint,
-  podHintOf,
-} from '../messages/pair-hints.ts';
+import { type NodeHint, nodeHintOf, type PairHints, type PodHint } from '../messages/pair-hints.ts';
 import type { ObjectEvent } from './relay-cache.ts';
-import { RelayRevisionHashes } from './relay-revision-hashes.ts';
+import { Interner } from './relay-intern.ts';
+import { RelayPodIndex } from './relay-pod-index.ts';
+import { keptRevisionOf, RelayRevisionHashes } from './relay-revision-hashes.ts';
+import { type Seeding, seedingInPlace } from './relay-seeding.ts';
 
 interface Identity {
   uid?: string;
@@ -34,46 +32,72 @@ function identity(object: unknown): Identity {
 }
 
 /**
- * Node hints by name, pod hints by target node, DaemonSets by uid, and ControllerRevisions by
- * namespace (once watched: a relay that does not watch them hints no revision hash).
+ * Node hints by name, pods by target node (compact records, `relay-pod-index.ts`), DaemonSets by
+ * uid, and ControllerRevisions by namespace (once watched: a relay that does not watch them hints
+ * no revision hash).
  */
 export class RelayNodeContext {
   readonly #nodes = new Map<string, NodeHint>();
-  readonly #podsByNode = new Map<string, Map<string, PodHint>>();
-  /** The node each pod uid was filed under, to move or drop it. */
-  readonly #nodeOfPod = new Map<string, string>();
+  readonly #pods = new RelayPodIndex(new Interner());
   readonly #daemonSets = new Map<string, DaemonSet>();
   /** The uids of the DaemonSets in `#daemonSets` with a valid node readiness gate. */
   readonly #gating = new Set<string>();
   readonly #revisions = new RelayRevisionHashes();
+  #nodesVersion: string | undefined;
+
+  /**
+   * The resourceVersion of the newest node change that can move a placement the relay forwarded,
+   * or of its latest node LIST: what a `daemonset` step's node LIST must be at least as new as to
+   * be planned on again (docs/design.md, 15. The DaemonSet step).
+   */
+  get nodesVersion(): string | undefined {
+    return this.#nodesVersion;
+  }
+
+  /** Moves {@link nodesVersion} up to `resourceVersion` (never back). */
+  noteNodeChange(resourceVersion: string): void {
+    const current = this.#nodesVersion;
+    if (current === undefined || compareResourceVersions(resourceVersion, current) !== -1)
+      this.#nodesVersion = resourceVersion;
+  }
 
   /** Replaces what is known of `resource` by its listed `objects`. */
   seed<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void {
+    const seeding = this.seeding(resource);
+    seeding.add(objects);
+    seeding.commit();
+  }
+
+  /**
+   * A seeding of `resource` from a LIST taken page by page (`relay-seeding.ts`): nodes and pods are
+   * taken in as their pages come (as hints, as records: a page's objects need not outlive it), and
+   * those the list did not show forgotten at the commit; DaemonSets and revisions, a few, are kept
+   * whole until the commit replaces what was known of them.
+   */
+  seeding<R extends WatchedResource>(resource: R): Seeding<WatchedObjects[R]> {
     if (resource === 'nodes') {
-      this.#nodes.clear();
-      for (const node of objects) this.#putNode(node as V1Node);
-    } else if (resource === 'pods') {
-      this.#podsByNode.clear();
-      this.#nodeOfPod.clear();
-      for (const pod of objects) this.#putPod(pod as V1Pod);
-    } else if (resource === 'daemonsets') {
-      this.#daemonSets.clear();
-      this.#gating.clear();
-      this.#revisions.forget();
-      for (const ds of objects) this.#putDaemonSet(ds as DaemonSet);
-    } else if (resource === 'controllerrevisions') {
-      this.#revisions.seed(objects as V1ControllerRevision[]);
+      const put = (node: Readonly<WatchedObjects[R]>) => putNode(this.#nodes, node as V1Node);
+      return seedingInPlace(this.#nodes, put, (name) => this.#nodes.delete(name));
     }
+    if (resource === 'pods') return this.#pods.seeding() as Seeding<WatchedObjects[R]>;
+    const listed: unknown[] = [];
+    return {
+      add: (objects) => {
+        if (resource !== 'controllerrevisions') listed.push(...objects);
+        else for (const revision of objects) listed.push(keptRevisionOf(revision as V1ControllerRevision));
+      },
+      commit: () => this.#seedWhole(resource, listed),
+    };
   }
 
   /** Follows one watch event of `resource`. */
   observe<R extends WatchedResource>(resource: R, event: Readonly<ObjectEvent<WatchedObjects[R]>>): void {
     if (resource === 'nodes') {
       if (event.type === 'DELETED') this.#nodes.delete((event.object as V1Node).metadata?.name ?? '');
-      else this.#putNode(event.object as V1Node);
+      else putNode(this.#nodes, event.object as V1Node);
     } else if (resource === 'pods') {
-      if (event.type === 'DELETED') this.#dropPod(identity(event.object).uid ?? '');
-      else this.#putPod(event.object as V1Pod);
+      if (event.type === 'DELETED') this.#pods.drop(identity(event.object).uid ?? '');
+      else this.#pods.put(event.object as V1Pod);
     } else if (resource === 'daemonsets') {
       if (event.type === 'DELETED') this.#dropDaemonSet(identity(event.object).uid ?? '');
       else this.#putDaemonSet(event.object as DaemonSet);
@@ -130,6 +154,18 @@ export class RelayNodeContext {
     return owner !== undefined && this.#gating.has(owner);
   }
 
+  /** Replaces the DaemonSets or the revisions by their listed `objects`. */
+  #seedWhole(resource: WatchedResource, objects: readonly unknown[]): void {
+    if (resource === 'daemonsets') {
+      this.#daemonSets.clear();
+      this.#gating.clear();
+      this.#revisions.forget();
+      for (const ds of objects) this.#putDaemonSet(ds as DaemonSet);
+    } else if (resource === 'controllerrevisions') {
+      this.#revisions.seed(objects as V1ControllerRevision[]);
+    }
+  }
+
   #hintsAround(node: NodeHint, observedAt: Date): NodeHints | undefined {
     const daemonSets = [...this.#daemonSets.values()];
     const hints = (versions: DaemonSetVersion[]): NodeHints => ({
@@ -174,12 +210,7 @@ export class RelayNodeContext {
 
   /** The pod hints filed under `node`. */
   #podsOn(node: string): PodHint[] {
-    return [...(this.#podsByNode.get(node)?.values() ?? [])];
-  }
-
-  #putNode(node: Readonly<V1Node>): void {
-    const name = node.metadata?.name;
-    if (name) this.#nodes.set(name, nodeHintOf(node));
+    return this.#pods.podsOn(node);
   }
 
   #putDaemonSet(ds: Readonly<DaemonSet>): void {
@@ -204,29 +235,13 @@ export class RelayNodeContext {
       ...(revisionHash !== undefined ? { revisionHash } : {}),
     };
   }
+}
 
-  #putPod(pod: Readonly<V1Pod>): void {
-    const uid = pod.metadata?.uid ?? '';
-    this.#dropPod(uid);
-    const node = targetNodeName(pod);
-    if (!uid || !node) return;
-    let pods = this.#podsByNode.get(node);
-    if (pods === undefined) {
-      pods = new Map();
-      this.#podsByNode.set(node, pods);
-    }
-    pods.set(uid, podHintOf(pod));
-    this.#nodeOfPod.set(uid, node);
-  }
-
-  #dropPod(uid: string): void {
-    const node = this.#nodeOfPod.get(uid);
-    if (node === undefined) return;
-    this.#nodeOfPod.delete(uid);
-    const pods = this.#podsByNode.get(node);
-    pods?.delete(uid);
-    if (pods?.size === 0) this.#podsByNode.delete(node);
-  }
+/** Files the hint of `node` under its name in `nodes`; returns the name, if it has one. */
+function putNode(nodes: Map<string, NodeHint>, node: Readonly<V1Node>): string | undefined {
+  const name = node.metadata?.name;
+  if (name) nodes.set(name, nodeHintOf(node));
+  return name || undefined;
 }
 
 const objectHints = new WeakMap<Readonly<DaemonSet>, Record<string, unknown>>();

@@ -30,6 +30,15 @@ function nameOf(revision: Readonly<V1ControllerRevision>): V1ControllerRevision 
   return { metadata: { name, namespace, uid, ownerReferences }, revision: revision.revision };
 }
 
+/**
+ * What the relay keeps of `revision`: a DaemonSet's (or an ownerless one, which a DaemonSet may
+ * adopt) whole, another controller's as its identity only.
+ */
+export function keptRevisionOf(revision: Readonly<V1ControllerRevision>): Readonly<V1ControllerRevision> {
+  const kind = controllerOf(revision)?.kind;
+  return kind === undefined || kind === 'DaemonSet' ? revision : nameOf(revision);
+}
+
 /** ControllerRevisions by namespace and uid, and the hashes planned from them. */
 export class RelayRevisionHashes {
   /** Undefined until listed: a relay that does not watch revisions knows no hash. */
@@ -49,8 +58,7 @@ export class RelayRevisionHashes {
   put(revision: Readonly<V1ControllerRevision>): void {
     const { uid, namespace } = identity(revision);
     if (!uid || this.#revisions === undefined) return;
-    const kind = controllerOf(revision)?.kind;
-    const kept = kind === undefined || kind === 'DaemonSet' ? revision : nameOf(revision);
+    const kept = keptRevisionOf(revision);
     let inNamespace = this.#revisions.get(namespace);
     if (inNamespace === undefined) {
       inNamespace = new Map();

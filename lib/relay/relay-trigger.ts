@@ -42,6 +42,7 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * The detail of the watch trigger for `event` of `resource` with the changed facets `changes`, and
  * the relay's hints, if any: of the node for a node, of the pod's pair for a pod (and of its node
  * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate,
+ * `rolloutSlot` one that can free a slot of its DaemonSet's rolling update (`relay-rollout-slots.ts`),
  * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`relay-gate-changes.ts`).
  */
 export function watchDetailOf<R extends TriggeringResource>(
@@ -53,7 +54,9 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly node?: NodeHints;
     readonly pair?: PairHints;
     readonly gatesNode?: boolean;
+    readonly rolloutSlot?: boolean;
     readonly gateChange?: GateChange | undefined;
+    readonly nodesVersion?: string | undefined;
   } = {},
 ): WatchEventDetail {
   const meta =
@@ -70,9 +73,11 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(resource === 'pods' ? podFields(event.object as V1Pod) : {}),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
     ...(hints.gatesNode === true ? { gatesNode: true } : {}),
+    ...(hints.rolloutSlot === true ? { rolloutSlot: true } : {}),
     ...(hints.gateChange ? { gateChange: { keys: [...hints.gateChange.keys] } } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),
+    ...(resource !== 'nodes' && hints.nodesVersion ? { nodesVersion: hints.nodesVersion } : {}),
   };
 }
 

@@ -11,7 +11,6 @@ import { DAEMONSET_UID_LABEL } from '../core/daemon-set.ts';
 import { GoneError } from '../kube/kube-api-errors.ts';
 import type {
   KubePort,
-  ListResult,
   TriggeringResource,
   WatchEvent,
   WatchedObjects,
@@ -22,8 +21,10 @@ import type { StructuredLogger } from '../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from './relay-cache.ts';
 import { changesNodeGate, gateChangeOf, relistGateChange } from './relay-gate-changes.ts';
 import type { GateWaitTimers } from './relay-gate-wait.ts';
+import { listForSeeding } from './relay-list.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
+import { freesRolloutSlot } from './relay-rollout-slots.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-trigger.ts';
 
@@ -75,31 +76,6 @@ export interface ResourceWatchOptions<R extends WatchedResource> {
   readonly clock?: () => Date;
   /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
   readonly watchTimeoutSeconds?: number;
-}
-
-async function listAll<R extends WatchedResource>(
-  kube: RelayKube,
-  resource: R,
-): Promise<ListResult<WatchedObjects[R]>> {
-  // Served from the watch cache (resourceVersion=0), as client-go's reflector lists: the watch that
-  // follows starts at the list's version, so a stale list only means the watch replays more.
-  const options = { allowStale: true, limit: 500 };
-  const page = (cont: string | undefined) => {
-    const paged = cont === undefined ? options : { ...options, continue: cont };
-    if (resource === 'nodes') return kube.listNodes(paged);
-    if (resource === 'pods') return kube.listPods({ ...paged, labelSelector: WATCHED_POD_SELECTOR });
-    if (resource === 'controllerrevisions') return kube.listControllerRevisions(undefined, paged);
-    return kube.listDaemonSets(paged);
-  };
-  const first = await page(undefined);
-  const items = [...first.items];
-  let cont = first.continue;
-  while (cont) {
-    const next = await page(cont);
-    items.push(...next.items);
-    cont = next.continue;
-  }
-  return { items, resourceVersion: first.resourceVersion } as ListResult<WatchedObjects[R]>;
 }
 
 /**
@@ -219,13 +195,19 @@ function handle<R extends WatchedResource>(
     verdict.forward &&
     pod !== undefined &&
     changesNodeGate(options.context, objectEvent.type, verdict.changes, pod);
-  // A gating change still takes its window (the router makes the same status refresh of it), but is
-  // never dropped: its node's gate decision must not wait for the window (relay-gate-changes.ts).
+  const rolloutSlot =
+    verdict.forward &&
+    pod !== undefined &&
+    freesRolloutSlot(options.context, objectEvent.type, verdict.changes, pod);
+  // A gating or slot-freeing change still takes its window (the router makes the same status refresh
+  // of it), but is never dropped: its node's gate decision, or its DaemonSet's next rollout step, must
+  // not wait for the window (relay-gate-changes.ts, relay-rollout-slots.ts).
   const coalesced =
     verdict.forward &&
     pod !== undefined &&
     options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
-    !gatesNode;
+    !gatesNode &&
+    !rolloutSlot;
   if (!verdict.forward || coalesced) {
     options.stats[coalesced ? 'coalesced' : 'dropped']++;
     options.publisher.add(undefined, options.resource, event.resourceVersion);
@@ -236,6 +218,7 @@ function handle<R extends WatchedResource>(
   const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
     ...hintsOf(options, objectEvent, at, gatesNode),
     gatesNode,
+    rolloutSlot,
     gateChange,
   });
   // A gate waits for this one: no lingering for company (docs/design.md, 26. Node readiness gates).
@@ -255,18 +238,21 @@ function hintsOf<R extends WatchedResource>(
 ) {
   const context = options.context;
   if (context === undefined) return {};
-  if (options.resource === 'nodes' && event.type !== 'DELETED') {
-    const node = context.hintsFor(event.object as V1Node, at);
+  if (options.resource === 'nodes') {
+    // A forwarded node change can move a placement: node LISTs older than it are not planned on.
+    context.noteNodeChange(event.resourceVersion);
+    const node = event.type === 'DELETED' ? undefined : context.hintsFor(event.object as V1Node, at);
     return node ? { node } : {};
   }
+  const nodesVersion = context.nodesVersion;
   if (options.resource === 'pods') {
     const pod = event.object as V1Pod;
     const pair = context.pairHintsFor(pod, at, event.resourceVersion);
     const nodeName = gatesNode ? targetNodeName(pod) : undefined;
     const node = nodeName === undefined ? undefined : context.nodeHintsFor(nodeName, at);
-    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}) };
+    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}), nodesVersion };
   }
-  return {};
+  return { nodesVersion };
 }
 
 /**
@@ -278,15 +264,16 @@ async function relist<R extends WatchedResource>(
   cache: RelayObjectCache<TriggeringResource> | undefined,
   reason: string | undefined,
 ): Promise<string> {
-  const list = await listAll(options.kube, options.resource);
-  const gateChange = relistGateChange(options.context, options.resource, list.items);
-  cache?.seed(list.items as readonly WatchedObjects[TriggeringResource][]);
-  options.context?.seed(options.resource, list.items);
-  options.gateWait?.seeded(options.resource, list.items);
+  const { kube, resource, context } = options;
+  const list = await listForSeeding(kube, resource, WATCHED_POD_SELECTOR, cache, context);
+  const gateChange = relistGateChange(context, resource, list.kept);
+  list.commit();
+  if (resource === 'nodes') context?.noteNodeChange(list.resourceVersion);
+  options.gateWait?.seeded(resource, list.kept);
   if (reason !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
-      objects: list.items.length,
+      objects: list.count,
       resourceVersion: list.resourceVersion,
     });
     const why = `relay relisted ${options.resource} after ${reason}`;

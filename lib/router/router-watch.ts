@@ -9,12 +9,16 @@
  *   change the DaemonSet's counts). A pod whose DaemonSet gates its node (`gatesNode`) and whose
  *   readiness, phase or deletion changed (or whose changes are unknown) also sends its node's `node`
  *   step, with the relay's node hints: the gate taint is lifted or restored there at once
- *   (docs/design.md, 26. Node readiness gates).
+ *   (docs/design.md, 26. Node readiness gates). A pod event that can free a slot of its
+ *   DaemonSet's rolling update (`rolloutSlot`) also sends the `daemonset` step at the end of a short
+ *   slot window, so the next old pods are deleted without waiting out the status window
+ *   (docs/design.md, 12. The status-refresh window).
  * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
  *   for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
  */
 import type { MessageCause } from '../messages/message-cause.ts';
+import { fifoSafeId } from '../messages/message-group-id.ts';
 import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import type { RouterDeps } from './router-deps.ts';
@@ -23,6 +27,13 @@ import { type RoutedWork, statusRefresh } from './router-work.ts';
 
 /** Pod changes that need the pair made right, not only the status recounted. */
 const pairChanges = new Set(['terminal', 'deleting']);
+
+/**
+ * The window of the DaemonSet steps that freed rolling-update slots bring (`rolloutSlotWork`): a
+ * quarter of the status window. Shorter windows free slots sooner but cost more steps, each a LIST
+ * of every node and of the DaemonSet's pods.
+ */
+export const ROLLOUT_SLOT_WINDOW_MS = 500;
 
 /** Why a watch trigger produced no work, or the work it produced. */
 export type WatchRouting = { readonly work: RoutedWork[] } | { readonly ignored: string };
@@ -63,7 +74,8 @@ export async function routeWatch(
       if (!detail.namespace) return { ignored: 'DaemonSet event without a namespace' };
       const daemonSet = { namespace: detail.namespace, name: detail.name, uid: detail.uid };
       const gates = detail.gateChange ? await gateFanOut(deps, detail.gateChange, cause) : [];
-      return { work: [{ to: 'work', message: { ...base, kind: 'daemonset', daemonSet } }, ...gates] };
+      const step: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
+      return { work: [{ to: 'work', message: step }, ...gates] };
     }
     case 'Pod':
       return routePod(deps, detail, changes, cause);
@@ -87,7 +99,7 @@ async function routePod(
   }
   const daemonSet = { namespace, name: controller.name, uid: controller.uid };
   const base = common(deps, cause);
-  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet };
+  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
   const work: RoutedWork[] = [statusRefresh(status, deps.clock(), deps.statusWindowSeconds ?? 2)];
   // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`
   // (a trigger not from our relay): anything may have changed, so the pair is looked at too.
@@ -102,12 +114,36 @@ async function routePod(
           node: { name: detail.nodeName },
           ...(detail.pairHints ? { hints: detail.pairHints } : {}),
         }
-      : { ...base, kind: 'daemonset', daemonSet };
+      : status;
     work.push({ to: 'work', message: pair });
   }
   const gate = nodeGateWork(detail, changes, base);
   if (gate !== undefined) work.push(gate);
+  if (detail.rolloutSlot === true) work.push(rolloutSlotWork(status, deps.clock()));
   return { work };
+}
+
+/**
+ * The DaemonSet step `status` names, for a pod event at `now` that can free a slot of its rolling
+ * update (`rolloutSlot`): delayed to the end of the {@link ROLLOUT_SLOT_WINDOW_MS} window holding
+ * `now`, with the de-duplication id `slot:<uid>:<window>`, as the status refresh is to the end of
+ * its window (`statusRefresh`), so the step sees every slot freed in the window. Sent at once
+ * instead, nearly every freed slot would cost a step of its own: the covered-step skip
+ * (docs/design.md, 15. The DaemonSet step) spares only messages sent a second before a step's
+ * reads, and a rollout frees slots more often than that (5,000 nodes, maxUnavailable 250: about 20
+ * a second). So a DaemonSet runs at most one such step per window, for half a window of added wait
+ * on average. The status refresh stays: it counts the status window's later changes, which the
+ * relay coalesced behind this one.
+ */
+function rolloutSlotWork(status: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
+  const window = Math.floor(now.getTime() / ROLLOUT_SLOT_WINDOW_MS);
+  const key = status.daemonSet.uid ?? `${status.daemonSet.namespace}/${status.daemonSet.name}`;
+  return {
+    to: 'delayed',
+    message: status,
+    notBefore: new Date((window + 1) * ROLLOUT_SLOT_WINDOW_MS),
+    deduplicationId: fifoSafeId(`slot:${key}:${window}`),
+  };
 }
 
 /**
@@ -143,4 +179,9 @@ async function orphanWork(
     const daemonSet = { namespace, name, ...(uid ? { uid } : {}) };
     return [{ to: 'work', message: { ...common(deps, cause), kind: 'daemonset', daemonSet } }];
   });
+}
+
+/** The trigger's node version, for the `daemonset` messages made of it (docs/design.md, 15). */
+function nodesVersionOf(detail: Readonly<WatchEventDetail>): { nodesVersion?: string } {
+  return detail.nodesVersion === undefined ? {} : { nodesVersion: detail.nodesVersion };
 }

@@ -4,8 +4,10 @@
  * `node --expose-gc <bundle>` with an IPC channel, argument the cluster's kubeconfig. Runs
  * `startRelay` with a bus that only counts what it is given and a checkpoint store that keeps
  * nothing, and posts a {@link RelayMemorySample} every 500 ms; on `{ type: 'gc' }` it collects
- * garbage and posts one sample more, marked `afterGc`.
+ * garbage and posts one last sample, marked `afterGc` — measured before it writes a heap snapshot to
+ * the path the message names, if any (what the relay holds, by constructor, in Chrome's DevTools).
  */
+import { writeHeapSnapshot } from 'node:v8';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
@@ -26,6 +28,8 @@ export interface RelayMemorySample {
   readonly published: number;
   /** Events the counting bus was given. */
   readonly busEvents: number;
+  /** CPU time the child has used, user and system, in microseconds (`process.cpuUsage`). */
+  readonly cpuMicros: number;
 }
 
 const kubeconfigPath = process.argv[2];
@@ -37,15 +41,16 @@ if (gc === undefined) throw new Error('relay-memory-child: start node with --exp
 let relay: Relay | undefined;
 let busEvents = 0;
 
-function send(phase: RelayMemorySample['phase']): void {
+function send(phase: RelayMemorySample['phase'], memory = process.memoryUsage()): void {
   const sample: RelayMemorySample = {
     type: 'sample',
     phase,
     started: relay !== undefined,
-    memory: process.memoryUsage(),
+    memory,
     stats: { ...(relay?.stats ?? { forwarded: 0, dropped: 0, coalesced: 0, relists: 0 }) },
     published: relay?.published ?? 0,
     busEvents,
+    cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
   };
   process.send?.(sample);
 }
@@ -53,10 +58,14 @@ function send(phase: RelayMemorySample['phase']): void {
 gc();
 send('baseline');
 const timer = setInterval(() => send('running'), 500);
-process.on('message', (message: { type: string }) => {
+process.on('message', (message: { type: string; heapSnapshot?: string }) => {
   if (message.type === 'gc') {
+    // The last sample: writing a snapshot takes memory of its own, which is not the relay's.
+    clearInterval(timer);
     gc();
-    send('afterGc');
+    const memory = process.memoryUsage();
+    if (message.heapSnapshot !== undefined) writeHeapSnapshot(message.heapSnapshot);
+    send('afterGc', memory);
   }
 });
 process.on('disconnect', () => {

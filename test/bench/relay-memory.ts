@@ -1,18 +1,22 @@
 /**
- * `npm run bench -- relay-memory [--nodes 5000] [--daemonsets 10] [--churn-seconds 20]`: the memory
- * the relay needs over a cluster of N nodes running D DaemonSets (apps/v1), to size its Lambda
- * function (`relayMemoryMb`, default 1216 MB). The simulated cluster runs in this process; the
- * relay in a child process of its own (test/bench/relay-memory-child.ts), as on AWS, reporting
- * `process.memoryUsage()` every 500 ms. The child runs an esbuild bundle made as the Lambda's is
- * (one ESM file, minified, no source maps), so its RSS is the bundled relay's, not that of a
- * TypeScript loader. Phases: the relay's first LIST and watch start, until its published count has
- * not moved for 3 s; then churn (nodes added and removed, pods' readiness flipped) so its watches
- * deliver events; then a forced GC in the child and one last sample.
+ * `npm run bench -- relay-memory [--nodes 5000] [--daemonsets 10] [--churn-seconds 20] [--relist]
+ * [--heap-snapshot <file>]`: the memory the relay needs over a cluster of N nodes running D
+ * DaemonSets (apps/v1), to size its Lambda function (`relayMemoryMb`, default 1216 MB). The
+ * simulated cluster runs in this process; the relay in a child process of its own
+ * (test/bench/relay-memory-child.ts), as on AWS, reporting `process.memoryUsage()` and its CPU time
+ * every 500 ms. The child runs an esbuild bundle made as the Lambda's is (one ESM file, minified,
+ * no source maps), so its RSS is the bundled relay's, not that of a TypeScript loader; it does not
+ * get this process's NODE_OPTIONS (at 20,000 nodes this process needs a larger heap for the
+ * cluster: `NODE_OPTIONS=--max-old-space-size=12000`). Phases: the relay's first LIST and watch
+ * start, until its published count has not moved for 3 s; then churn (nodes added and removed,
+ * pods' readiness flipped) so its watches deliver events — with `--relist`, every watch ended with
+ * 410 Gone midway, so the relay relists everything while it holds what it knew, and the run waits
+ * for those relists after the churn; then a forced GC in the child and one last sample (and the heap snapshot, if asked).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { V1Pod, V1PodCondition } from '@kubernetes/client-node';
@@ -27,6 +31,10 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '5000' },
     daemonsets: { type: 'string', default: '10' },
     'churn-seconds': { type: 'string', default: '20' },
+    /** Where the child writes a heap snapshot after the forced GC (what the relay holds), if anywhere. */
+    'heap-snapshot': { type: 'string' },
+    /** Midway through the churn, end every watch with 410 Gone: the relay relists every resource. */
+    relist: { type: 'boolean', default: false },
   },
 });
 const [nodes, daemonSets] = [Number(values.nodes), Number(values.daemonsets)];
@@ -70,10 +78,16 @@ async function bundleRelayChild(outDir: string): Promise<string> {
   return outfile;
 }
 
-/** Starts the relay's child process from its bundle; `samples` gets every report it posts. */
+/**
+ * Starts the relay's child process from its bundle, with this process's environment less
+ * NODE_OPTIONS; `samples` gets every report it posts.
+ */
 function startRelayChild(bundle: string, kubeconfigPath: string, samples: RelayMemorySample[]): ChildProcess {
+  // NODE_OPTIONS (a larger heap for this process, which hosts the cluster) is not the relay's.
+  const { NODE_OPTIONS: _, ...env } = process.env;
   const child = spawn(process.execPath, ['--expose-gc', bundle, kubeconfigPath], {
     detached: true,
+    env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   child.on('message', (message: RelayMemorySample) => {
@@ -114,8 +128,17 @@ const { sim } = cluster;
 const samples: RelayMemorySample[] = [];
 let child: ChildProcess | undefined;
 const last = () => samples[samples.length - 1];
+/** Throws once the child has exited, with its peak RSS so far: nothing more will come. */
+const alive = () => {
+  if (child === undefined || (child.exitCode === null && child.signalCode === null)) return;
+  const peakMb = Math.max(0, ...samples.map((s) => s.memory.rss)) / (1024 * 1024);
+  throw new Error(
+    `relay-memory: the relay child exited (${child.exitCode ?? child.signalCode}); peak RSS ${peakMb.toFixed(1)} MB`,
+  );
+};
 try {
   console.log(`populating ${daemonSets} DaemonSets on ${nodes} nodes (${nodes * daemonSets} pods)…`);
+  const populating = Date.now();
   for (let i = 0; i < daemonSets; i++)
     populateDaemonSet(sim, aDaemonSet(`agent-${i}`, { namespace: 'default' }));
   await waitUntil(
@@ -125,6 +148,7 @@ try {
     500,
   );
   const listed = { nodes: sim.store.view('nodes').length, pods: sim.store.view('pods').length };
+  const populateSeconds = (Date.now() - populating) / 1000;
 
   // Phase 1: the first LIST and the watches' start, until the published count rests for 3 s.
   const listStarted = Date.now();
@@ -134,6 +158,7 @@ try {
   await waitUntil(
     'the relay to start and its published count to rest for 3 s',
     () => {
+      alive();
       const sample = last();
       if (sample === undefined || !sample.started) return false;
       if (sample.published !== lastPublished) [lastPublished, restingSince] = [sample.published, Date.now()];
@@ -144,6 +169,7 @@ try {
   );
   const startSeconds = (Date.now() - listStarted) / 1000;
   const afterList = last();
+  const largestList = sim.counters.largestList({ verb: 'list', userAgent: 'everynode/relay' });
 
   // Phase 2: churn.
   const originals = sim.nodes.names();
@@ -151,7 +177,14 @@ try {
   let removed = 0;
   let flips = 0;
   const churnUntil = Date.now() + churnMs;
+  let relistAt = values.relist ? Date.now() + churnMs / 2 : undefined;
   while (Date.now() < churnUntil) {
+    if (relistAt !== undefined && Date.now() >= relistAt) {
+      // Its four watches (nodes, pods, DaemonSets, revisions) reconnect into 410 Gone.
+      relistAt = undefined;
+      sim.faults.forceWatchGone(4);
+      sim.faults.dropWatches();
+    }
     sim.nodes.add(`churn-${String(added++).padStart(5, '0')}`);
     const victim = originals.pop();
     if (victim !== undefined && sim.nodes.get(victim)) {
@@ -166,13 +199,31 @@ try {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  if (values.relist) {
+    await waitUntil(
+      'the relists of nodes, pods and DaemonSets',
+      () => {
+        alive();
+        return (last()?.stats.relists ?? 0) >= 3;
+      },
+      10 * 60_000,
+      200,
+    );
+  }
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const beforeGc = samples.length;
-  child.send({ type: 'gc' });
+  const heapSnapshot = values['heap-snapshot'];
+  child.send({
+    type: 'gc',
+    ...(heapSnapshot === undefined ? {} : { heapSnapshot: resolvePath(heapSnapshot) }),
+  });
   await waitUntil(
     'the sample after GC',
-    () => samples.slice(beforeGc).some((s) => s.phase === 'afterGc'),
-    30_000,
+    () => {
+      alive();
+      return samples.slice(beforeGc).some((s) => s.phase === 'afterGc');
+    },
+    heapSnapshot === undefined ? 30_000 : 300_000,
   );
   const afterGc = samples.find((s) => s.phase === 'afterGc');
   const baseline = samples.find((s) => s.phase === 'baseline');
@@ -189,8 +240,12 @@ try {
     `\nrelay-memory: relay (apps/v1) in a child process over ${listed.nodes} nodes, ${listed.pods} pods, ${daemonSets} DaemonSets`,
   );
   console.log(`child: esbuild bundle of the relay like the Lambda's, ${mb(bundleBytes)} (node --expose-gc)`);
+  console.log(`cluster populated in ${populateSeconds.toFixed(0)} s`);
   console.log(
-    `start (first LIST + watches, published count at rest 3 s): ${startSeconds.toFixed(1)} s, ${afterList.published} triggers published`,
+    `start (first LIST + watches, published count at rest 3 s): ${startSeconds.toFixed(1)} s, ${afterList.published} triggers published, ${(afterList.cpuMicros / 1e6).toFixed(1)} s of the relay's CPU`,
+  );
+  console.log(
+    `relay's largest LIST answer: ${largestList?.items ?? 0} items, ${mb(largestList?.bytes ?? 0)} (${largestList?.lists ?? 0} LIST requests, ${largestList?.totalItems ?? 0} items in all)`,
   );
   console.log(
     `churn ${churnMs / 1000} s: ${added} nodes added, ${removed} removed, ${listed.pods - held.pods} pods deleted by pod GC, ${flips} pod readiness flips`,

@@ -1,0 +1,153 @@
+/**
+ * Router rules for pod events that free a rolling-update slot (`rolloutSlot`): on top of what any
+ * pod event routes, the DaemonSet's `daemonset` step is sent at the end of the short slot window
+ * (not the status window's), de-duplicated by that window; every other pod event keeps only its
+ * status refresh at the end of the status window.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fifoSafeId } from '../../lib/messages/message-group-id.ts';
+import { parseRequeueEnvelope, type RequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
+import type { OutgoingMessage } from '../../lib/queue/send-messages.ts';
+import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
+import type { RouterDeps } from '../../lib/router/router-deps.ts';
+import { ROLLOUT_SLOT_WINDOW_MS } from '../../lib/router/router-watch.ts';
+import { describeWork, fluentdPod, type RouterWorld, startRouterWorld } from './router-harness.ts';
+
+let world: RouterWorld;
+/** The delayed messages the router sent to the ingress queue, as sent. */
+let delayed: OutgoingMessage[];
+let deps: RouterDeps;
+const STATUS_WINDOW_MS = 2000;
+/** A fixed instant 0.1 s into a status window (and into a slot window). */
+const windowStart = Math.floor(Date.now() / STATUS_WINDOW_MS) * STATUS_WINDOW_MS;
+let now = new Date(windowStart + 100);
+
+beforeAll(async () => {
+  world = await startRouterWorld();
+  deps = {
+    ...world.deps,
+    clock: () => now,
+    ingress: (messages) => {
+      delayed.push(...messages);
+      return world.deps.ingress(messages);
+    },
+  };
+});
+afterAll(async () => world.stop());
+
+const pod = (detail: Record<string, unknown>): string => fluentdPod(world.fluentdUid, detail);
+
+/** The envelopes sent to the ingress queue, in order. */
+function envelopes(): RequeueEnvelope[] {
+  return delayed.map((m) => {
+    const parsed = parseRequeueEnvelope(m.body);
+    if (!parsed.ok) throw new Error(`not an envelope: ${m.body}`);
+    return parsed.envelope;
+  });
+}
+
+const at = (ms: number) => new Date(ms).toISOString();
+const statusEnd = at(windowStart + STATUS_WINDOW_MS);
+const slotEnd = at(windowStart + ROLLOUT_SLOT_WINDOW_MS);
+
+interface SlotCase {
+  name: string;
+  body: () => string;
+  work: string[];
+  /** notBefore of each delayed DaemonSet step. */
+  delayed: string[];
+}
+
+const cases: SlotCase[] = [
+  {
+    name: 'pod turned ready, freeing a slot → daemonset at the slot window end, besides the status refresh',
+    body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: true }),
+    work: [],
+    delayed: [statusEnd, slotEnd],
+  },
+  {
+    name: 'pod seen ready at creation, freeing a slot → daemonset at the slot window end',
+    body: () => pod({ event: 'ADDED', nodeName: 'worker-1', rolloutSlot: true }),
+    work: [],
+    delayed: [statusEnd, slotEnd],
+  },
+  {
+    name: 'pod deleted, freeing a surge slot → pair at once, daemonset at the slot window end',
+    body: () => pod({ event: 'DELETED', nodeName: 'worker-1', rolloutSlot: true }),
+    work: ['pair:kube-system/fluentd@worker-1'],
+    delayed: [statusEnd, slotEnd],
+  },
+  {
+    name: 'pod turned ready (an older relay: no rolloutSlot) → only the status refresh',
+    body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'] }),
+    work: [],
+    delayed: [statusEnd],
+  },
+  {
+    name: 'rolloutSlot false → only the status refresh',
+    body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: false }),
+    work: [],
+    delayed: [statusEnd],
+  },
+];
+
+describe('router rules for pod events that free a rolling-update slot', () => {
+  it.each(cases)('$name', async ({ body, work, delayed: due }) => {
+    delayed = [];
+    now = new Date(windowStart + 100);
+    const result = await routeIngressMessage(body(), deps, new RecentlySent());
+    const received = await world.drainWork();
+    expect(result.type).toBe('routed');
+    expect(received.map((r) => describeWork(r.message)).sort()).toEqual(work);
+    expect(envelopes().map((e) => [e.notBefore, e.message.kind, describeWork(e.message)])).toEqual(
+      due.map((notBefore) => [notBefore, 'daemonset', 'daemonset:kube-system/fluentd']),
+    );
+  });
+
+  it('sends one step per DaemonSet and slot window, de-duplicated by the window', async () => {
+    const recent = new RecentlySent();
+    const ready = (resourceVersion: string, ms: number) => {
+      now = new Date(windowStart + ms);
+      const body = pod({
+        event: 'MODIFIED',
+        nodeName: 'worker-1',
+        changes: ['ready'],
+        rolloutSlot: true,
+        resourceVersion,
+      });
+      return routeIngressMessage(body, deps, recent);
+    };
+    delayed = [];
+    // Two pods ready in one slot window, a third in the next.
+    await ready('6001', 100);
+    await ready('6002', 300);
+    await ready('6003', ROLLOUT_SLOT_WINDOW_MS + 100);
+    const slots = envelopes().filter((e) => e.deduplicationId?.startsWith('slot:'));
+    const window = Math.floor((windowStart + 100) / ROLLOUT_SLOT_WINDOW_MS);
+    expect(slots.map((e) => [e.notBefore, e.deduplicationId, e.message.cause])).toEqual([
+      [
+        at(windowStart + ROLLOUT_SLOT_WINDOW_MS),
+        fifoSafeId(`slot:${world.fluentdUid}:${window}`),
+        { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '6001' },
+      ],
+      [
+        at(windowStart + 2 * ROLLOUT_SLOT_WINDOW_MS),
+        fifoSafeId(`slot:${world.fluentdUid}:${window + 1}`),
+        { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '6003' },
+      ],
+    ]);
+    expect(slots[0]?.message).toMatchObject({
+      kind: 'daemonset',
+      daemonSet: { namespace: 'kube-system', name: 'fluentd', uid: world.fluentdUid },
+    });
+    // The window's step reaches the work queue, in the DaemonSet's FIFO group, once it is due.
+    now = new Date();
+    delayed = [];
+    for (const m of [slots[0], slots[0]])
+      await routeIngressMessage(JSON.stringify({ ...m, notBefore: at(Date.now() - 1) }), deps, recent);
+    const received = await world.drainWork();
+    expect(received.map((r) => [r.groupId, r.deduplicationId])).toEqual([
+      ['ds:kube-system/fluentd', fifoSafeId(`slot:${world.fluentdUid}:${window}`)],
+    ]);
+  });
+});
