@@ -2,8 +2,9 @@
  * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]`:
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
  * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
- * and done within 1.3 x (N / maxUnavailable waves x the pod-ready delay), the pod-ready delay being
- * the simulated time from a pod's binding to its readiness. Also prints, without goals, the
+ * and done within 1.10 x its floor: the larger of (N / maxUnavailable waves x the pod-ready delay,
+ * the pod-ready delay being the simulated time from a pod's binding to its readiness) and (the N
+ * deletes and N creates it needs / the request budget); both terms are printed. Also prints, without goals, the
  * reconciler's largest LIST of each resource and how often it listed it, and the peak heap of the
  * pipeline's thread (relay, router and reconcile together).
  */
@@ -139,7 +140,10 @@ try {
   unavailable.stop();
   phases.stop();
   const waves = Math.ceil(nodes / maxUnavailable);
-  const goal = 1.3 * waves * readySeconds;
+  const wavesFloor = waves * readySeconds;
+  const writesFloor = (2 * nodes) / LIMIT_QPS;
+  const floor = Math.max(wavesFloor, writesFloor);
+  const goal = 1.1 * floor;
   console.log(
     `\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${waves} waves), pod-ready delay ${readySeconds} s, reconciler limited to ${LIMIT_QPS} requests/s`,
   );
@@ -150,12 +154,10 @@ try {
     unavailable.worst() <= maxUnavailable,
   );
   figure('time to finish (s)', seconds.toFixed(1), `<= ${goal.toFixed(0)}`, seconds <= goal);
-  figure(
-    'time / (waves x pod-ready delay)',
-    (seconds / (waves * readySeconds)).toFixed(3),
-    '<= 1.3',
-    seconds <= goal,
+  console.log(
+    `floor ${floor.toFixed(0)} s: the larger of ${waves} waves x ${readySeconds} s = ${wavesFloor.toFixed(0)} s and ${2 * nodes} writes / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(0)} s`,
   );
+  figure('time / floor', (seconds / floor).toFixed(3), '<= 1.10', seconds <= goal);
   console.log(`where a node's time went:\n${phases.report()}`);
   const requests = reconcileRequests(cluster.sim);
   console.log(
