@@ -5,7 +5,7 @@
  * relay and the router's rule from the node's watch event, and reconciled by the `node` step in
  * process, in a worker thread beside the simulated cluster's (the reconciler allowed 100
  * requests/s). Goals: <= 2 API requests per pair, in-process latency per pair p50 <= 20
- * ms (from the start of the node step to that pair's pod created). Joins are `--interval-ms` apart,
+ * ms and p99 <= 50 ms (from the start of the node step to that pair's pod created). Joins are `--interval-ms` apart,
  * as nodes join a cluster, so each join finds the request budget refilled (20 joins back to back
  * would measure the 100 requests/s limit instead: about 10 ms per request). The first join runs
  * on a cold process (no cached DaemonSets or revision hashes); the others on a warm one. Also
@@ -127,7 +127,8 @@ try {
     '<= 20',
     quantile(latencies, 0.5) <= 20,
   );
-  figure('in-process latency per pair p99 (ms)', quantile(latencies, 0.99).toFixed(1), '(none)', true);
+  const p99 = quantile(latencies, 0.99);
+  figure('in-process latency per pair p99 (ms)', p99.toFixed(1), '<= 50', p99 <= 50);
   const warmReads = results.slice(1);
   console.log(
     `reads per join: cold ${results[0]?.reads ?? 0}, warm mean ${mean(warmReads.map((r) => r.reads)).toFixed(2)}; node messages with the relay's hints: ${results.filter((r) => r.hinted).length}/${results.length}`,
