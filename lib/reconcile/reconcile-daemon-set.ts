@@ -4,28 +4,19 @@
  * the rolling update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps
  * the rolling update within its budget.
  */
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { validateDaemonSet } from '../core/validation.ts';
-import type { ListResult } from '../kube/kube-port.ts';
-import { compareResourceVersions } from '../kube/resource-version.ts';
 import { daemonSetRequeueSlot, withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { DaemonSetMessage } from '../messages/work-message.ts';
 import { claimPods } from './claim-pods.ts';
 import { EventReason } from './event-recorder.ts';
-import { RECENT_READ_MS } from './object-cache.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { labelSelectorQuery, violationQueries } from './selector-query.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 import { type DaemonSetReads, syncClaimedDaemonSet } from './sync-claimed-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-daemon-set-status.ts';
-
-/**
- * How long a node LIST may be planned on again while no node changed: at least one full LIST of the
- * nodes per minute while the DaemonSet's steps run (docs/design.md, 15. The DaemonSet step).
- */
-export const NODE_LIST_REUSE_MS = 60_000;
 
 /** Upstream's SelectingAll event message. */
 export const SELECTING_ALL_MESSAGE =
@@ -88,7 +79,6 @@ async function readAround(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   receivedAt: number,
-  nodesVersion: string | undefined,
 ): Promise<DaemonSetReads> {
   const namespace = ds.metadata?.namespace ?? 'default';
   const listedAt = deps.clock().getTime();
@@ -97,13 +87,12 @@ async function readAround(
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
   const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
     deps.kube.listControllerRevisions(namespace),
-    readNodes(deps, receivedAt, nodesVersion),
+    deps.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
     listPods(labelSelectorQuery(ds.spec?.selector)),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
   const nodes = sharedNodes.value;
-  if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
-    deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+  deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);
@@ -116,19 +105,6 @@ async function readAround(
     nodesResourceVersion: nodes.resourceVersion,
     listedAt,
   };
-}
-
-/**
- * Every node: the process's latest node LIST when it is at least as new as `nodesVersion` (no node
- * change that can move a placement since, as the relay that sent the trigger knew) and younger than
- * {@link NODE_LIST_REUSE_MS}; else the LIST shared with the steps that arrived before it began.
- */
-function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string | undefined) {
-  const list = () => deps.kube.listNodes({ allowStale: true });
-  if (nodesVersion === undefined) return deps.nodeList.get(receivedAt, list);
-  const current = (nodes: Readonly<ListResult<V1Node>>) =>
-    (compareResourceVersions(nodes.resourceVersion, nodesVersion) ?? -1) >= 0;
-  return deps.nodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
 
 /**
@@ -147,7 +123,7 @@ export async function reconcileDaemonSet(
   if (ds === undefined) return emptyReport();
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
-  const reads = await readAround(deps, ds, receivedAt, message.nodesVersion);
+  const reads = await readAround(deps, ds, receivedAt);
   const claim = await claimPods(deps, ds, reads.pods);
   const sync = await syncClaimedDaemonSet(
     deps,
