@@ -18,12 +18,11 @@
  * - Pod controlled by something else → ignored.
  */
 import type { MessageCause } from '../messages/message-cause.ts';
-import { fifoSafeId } from '../messages/message-group-id.ts';
 import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import type { RouterDeps } from './router-deps.ts';
 import { gateFanOut } from './router-gate-fan-out.ts';
-import { type RoutedWork, statusRefresh } from './router-work.ts';
+import { type RoutedWork, statusRefresh, windowEndStep } from './router-work.ts';
 
 /** Pod changes that need the pair made right, not only the status recounted. */
 const pairChanges = new Set(['terminal', 'deleting']);
@@ -135,14 +134,7 @@ async function routePod(
  * relay coalesced behind this one.
  */
 function rolloutSlotWork(status: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
-  const window = Math.floor(now.getTime() / ROLLOUT_SLOT_WINDOW_MS);
-  const key = status.daemonSet.uid ?? `${status.daemonSet.namespace}/${status.daemonSet.name}`;
-  return {
-    to: 'delayed',
-    message: status,
-    notBefore: new Date((window + 1) * ROLLOUT_SLOT_WINDOW_MS),
-    deduplicationId: fifoSafeId(`slot:${key}:${window}`),
-  };
+  return windowEndStep(status, now, ROLLOUT_SLOT_WINDOW_MS, 'slot');
 }
 
 /**

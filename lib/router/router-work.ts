@@ -54,13 +54,25 @@ export function statusRefresh(
   now: Date,
   windowSeconds: number,
 ): RoutedWork {
-  const windowMs = Math.max(1, windowSeconds) * 1000;
+  return windowEndStep(message, now, Math.max(1, windowSeconds) * 1000, 'status');
+}
+
+/**
+ * `message` (a DaemonSet step) delayed to the end of the `windowMs` window holding `now`, with the
+ * de-duplication id `<kind>:<uid>:<window>`: every step of that kind asked for in one window is one.
+ */
+export function windowEndStep(
+  message: Readonly<DaemonSetMessage>,
+  now: Date,
+  windowMs: number,
+  kind: string,
+): RoutedWork {
   const window = Math.floor(now.getTime() / windowMs);
   const key = message.daemonSet.uid ?? `${message.daemonSet.namespace}/${message.daemonSet.name}`;
   return {
     to: 'delayed',
     message,
     notBefore: new Date((window + 1) * windowMs),
-    deduplicationId: fifoSafeId(`status:${key}:${window}`),
+    deduplicationId: fifoSafeId(`${kind}:${key}:${window}`),
   };
 }
