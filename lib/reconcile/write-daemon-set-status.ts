@@ -5,7 +5,7 @@
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { statusChanged } from '../core/daemon-set-status.ts';
-import { ConflictError } from '../kube/kube-api-errors.ts';
+import { ConflictError, NotFoundError } from '../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 
 /**
@@ -69,7 +69,9 @@ export function needsStatusWrite(ds: Readonly<DaemonSet>, next: Readonly<V1Daemo
 /**
  * Writes `status` to `ds` when it differs from the stored one; on a Conflict reads the DaemonSet
  * again and writes once more if it is the same object and still differs. Resolves to the number of
- * writes made (0 or 1); a second Conflict is thrown (retryable).
+ * writes made (0 or 1); a second Conflict is thrown (retryable). A DaemonSet deleted since it was
+ * read (404 NotFound: a `kubectl delete` or its namespace's teardown) has no status left to write:
+ * the step is done, as upstream's next sync of a missing DaemonSet is.
  */
 export async function writeDaemonSetStatus(
   deps: ReconcileDeps,
@@ -77,6 +79,19 @@ export async function writeDaemonSetStatus(
   status: Readonly<V1DaemonSetStatus>,
 ): Promise<number> {
   if (!needsStatusWrite(ds, status)) return 0;
+  try {
+    return await writeOrConflict(deps, ds, status);
+  } catch (error) {
+    if (error instanceof NotFoundError) return 0;
+    throw error;
+  }
+}
+
+async function writeOrConflict(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  status: Readonly<V1DaemonSetStatus>,
+): Promise<number> {
   try {
     // The written object is the DaemonSet at its new resourceVersion: the version the relay's node
     // hints name next, so the process's node steps find it in the cache instead of listing.

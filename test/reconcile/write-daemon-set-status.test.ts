@@ -1,7 +1,10 @@
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
-import { needsStatusWrite } from '../../lib/reconcile/write-daemon-set-status.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../lib/core/daemon-set.ts';
+import { needsStatusWrite, writeDaemonSetStatus } from '../../lib/reconcile/write-daemon-set-status.ts';
 import { aDaemonSet } from '../support/builders.ts';
+import { createDaemonSet, daemonSetKey, storedDaemonSet } from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
 
 const counts: V1DaemonSetStatus = {
   currentNumberScheduled: 2,
@@ -60,5 +63,33 @@ describe('needsStatusWrite', () => {
         conditions: [built('DaemonPodsAvailable')],
       }),
     ).toBe(true);
+  });
+});
+
+describe('writeDaemonSetStatus against the API server', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startReconcileHarness({ pollWork: false });
+  });
+  afterAll(() => harness.stop());
+
+  it('writes a changed status once', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('written')) as DaemonSet;
+    expect(await writeDaemonSetStatus(harness.deps, ds, counts)).toBe(1);
+    expect(storedDaemonSet(harness, 'default', 'written')?.status?.desiredNumberScheduled).toBe(2);
+  });
+
+  it('is done, not failed, when the DaemonSet was deleted since it was read', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('torn-down')) as DaemonSet;
+    harness.sim.store.delete(daemonSetKey(harness.managedKind), 'default', 'torn-down');
+    expect(storedDaemonSet(harness, 'default', 'torn-down')).toBeUndefined();
+    await expect(writeDaemonSetStatus(harness.deps, ds, counts)).resolves.toBe(0);
+  });
+
+  it('reads the DaemonSet again after a Conflict and writes once', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('moved')) as DaemonSet;
+    const stale = { ...ds, metadata: { ...ds.metadata, resourceVersion: '1' } };
+    expect(await writeDaemonSetStatus(harness.deps, stale, counts)).toBe(1);
+    expect(storedDaemonSet(harness, 'default', 'moved')?.status?.numberReady).toBe(2);
   });
 });
