@@ -69,6 +69,28 @@ export function daemonSetRequeueSlot(
   };
 }
 
+/**
+ * The window, in seconds, within which a DaemonSet step planned on a kept node LIST is followed by
+ * one that lists every node again (docs/design.md, 15. The DaemonSet step: "A node LIST is reused
+ * while no node changed"): the longest a quiet DaemonSet's status can stay counted from an old LIST.
+ */
+export const NODE_RECOUNT_WINDOW_SECONDS = 10;
+
+/**
+ * When the recount after a step planned on a kept node LIST at `now` runs, and its FIFO
+ * de-duplication id: at the end of the {@link NODE_RECOUNT_WINDOW_SECONDS} window containing `now`,
+ * with the id `recount:<uid>:<window>`, so all such steps of a window share one recount, which
+ * runs after every one of them.
+ */
+export function nodeRecountSlot(uid: string, now: Date): { afterSeconds: number; deduplicationId: string } {
+  const windowMs = NODE_RECOUNT_WINDOW_SECONDS * 1000;
+  const window = Math.floor(now.getTime() / windowMs);
+  return {
+    afterSeconds: ((window + 1) * windowMs - now.getTime()) / 1000,
+    deduplicationId: fifoSafeId(`recount:${uid}:${window}`),
+  };
+}
+
 /** True when the ingress JSON object `json` is a requeue envelope rather than an EventBridge event. */
 export function isRequeueBody(json: Readonly<Record<string, unknown>>): boolean {
   return json.kind === 'requeue';

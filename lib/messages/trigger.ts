@@ -97,6 +97,13 @@ export const watchEventDetailSchema = z.object({
    */
   rolloutSlot: z.boolean().optional(),
   /**
+   * Pods and DaemonSets: the resourceVersion of the newest node change that can move a placement the
+   * relay had forwarded (or relisted) when it sent this trigger, passed on to the `daemonset`
+   * messages made of it: a process holding a node LIST at least that new plans on it
+   * (docs/design.md, 15. The DaemonSet step). Absent (older relays, other senders): the step lists.
+   */
+  nodesVersion: z.string().min(1).max(64).optional(),
+  /**
    * DaemonSets: the event changed the DaemonSet's effective node readiness gate (declared, removed,
    * its key, mode or dry run changed; deleted or being deleted while gating), so the router also
    * sends every node's `node` step, naming the keys that may have stopped being gated. Absent

@@ -45,6 +45,13 @@ export const daemonSetMessageSchema = z.object({
   ...common,
   kind: z.literal('daemonset'),
   daemonSet: z.object({ namespace: objectName, name: objectName, uid: z.string().min(1).optional() }),
+  /**
+   * The resourceVersion of the newest node change that can move a placement the relay had seen when
+   * it sent the trigger behind this message: a process holding a node LIST at least that new may
+   * plan on it instead of listing every node again (docs/design.md, 15. The DaemonSet step). Absent
+   * (resyncs, other senders): the step lists. Kept on requeues; not part of the de-duplication id.
+   */
+  nodesVersion: z.string().min(1).max(64).optional(),
 });
 
 /** Make node `node` right for every managed DaemonSet. */

@@ -4,19 +4,31 @@
  * the rolling update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps
  * the rolling update within its budget.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { validateDaemonSet } from '../core/validation.ts';
-import { daemonSetRequeueSlot, withRequeueCause } from '../messages/requeue-envelope.ts';
+import type { ListResult } from '../kube/kube-port.ts';
+import { compareResourceVersions } from '../kube/resource-version.ts';
+import { daemonSetRequeueSlot, nodeRecountSlot, withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { DaemonSetMessage } from '../messages/work-message.ts';
 import { claimPods } from './claim-pods.ts';
 import { EventReason } from './event-recorder.ts';
+import { RECENT_READ_MS } from './object-cache.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { labelSelectorQuery, violationQueries } from './selector-query.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 import { type DaemonSetReads, syncClaimedDaemonSet } from './sync-claimed-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-daemon-set-status.ts';
+
+/**
+ * How long a node LIST may be planned on again while no node changed: at least one full LIST of the
+ * nodes per minute while the DaemonSet's steps run (docs/design.md, 15. The DaemonSet step).
+ */
+export const NODE_LIST_REUSE_MS = 60_000;
+
+/** The requeue reason of the step that counts again from a fresh node LIST after one planned on a kept LIST. */
+export const RECOUNT_REASON = 'recount from a fresh node LIST';
 
 /** Upstream's SelectingAll event message. */
 export const SELECTING_ALL_MESSAGE =
@@ -79,7 +91,8 @@ async function readAround(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   receivedAt: number,
-): Promise<DaemonSetReads> {
+  nodesVersion: string | undefined,
+): Promise<DaemonSetReads & { readonly nodesKept: boolean }> {
   const namespace = ds.metadata?.namespace ?? 'default';
   const listedAt = deps.clock().getTime();
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
@@ -87,12 +100,13 @@ async function readAround(
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
   const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
     deps.kube.listControllerRevisions(namespace),
-    deps.nodeList.get(receivedAt, () => deps.kube.listNodes({ allowStale: true })),
+    readNodes(deps, receivedAt, nodesVersion),
     listPods(labelSelectorQuery(ds.spec?.selector)),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
   const nodes = sharedNodes.value;
-  deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+  if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
+    deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);
@@ -104,7 +118,21 @@ async function readAround(
     observation,
     nodesResourceVersion: nodes.resourceVersion,
     listedAt,
+    nodesKept: sharedNodes.kept === true,
   };
+}
+
+/**
+ * Every node: the process's latest node LIST when it is at least as new as `nodesVersion` (no node
+ * change that can move a placement since, as the relay that sent the trigger knew) and younger than
+ * {@link NODE_LIST_REUSE_MS}; else the LIST shared with the steps that arrived before it began.
+ */
+function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string | undefined) {
+  const list = () => deps.kube.listNodes({ allowStale: true });
+  if (nodesVersion === undefined) return deps.nodeList.get(receivedAt, list);
+  const current = (nodes: Readonly<ListResult<V1Node>>) =>
+    (compareResourceVersions(nodes.resourceVersion, nodesVersion) ?? -1) >= 0;
+  return deps.nodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
 
 /**
@@ -123,7 +151,7 @@ export async function reconcileDaemonSet(
   if (ds === undefined) return emptyReport();
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
-  const reads = await readAround(deps, ds, receivedAt);
+  const reads = await readAround(deps, ds, receivedAt, message.nodesVersion);
   const claim = await claimPods(deps, ds, reads.pods);
   const sync = await syncClaimedDaemonSet(
     deps,
@@ -133,17 +161,36 @@ export async function reconcileDaemonSet(
     claim.blocked,
   );
   const reports = [claim.report, sync.report];
+  const uid = ds.metadata?.uid ?? '';
+  const named = { ...message, daemonSet: { ...message.daemonSet, uid } };
   if (sync.requeueAfterSeconds !== undefined) {
     const now = deps.clock();
-    const uid = ds.metadata?.uid ?? '';
-    const again = withRequeueCause(
-      { ...message, daemonSet: { ...message.daemonSet, uid } },
-      sync.requeueReason,
-      now,
-    );
+    const again = withRequeueCause(named, sync.requeueReason, now);
     const slot = daemonSetRequeueSlot(uid, sync.requeueAfterSeconds, now);
     await deps.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
     reports.push({ ...emptyReport(), requeues: 1 });
   }
+  if (reads.nodesKept) {
+    await requeueRecount(deps, named);
+    reports.push({ ...emptyReport(), requeues: 1 });
+  }
   return sumReports(...reports);
+}
+
+/**
+ * After a step planned on a kept node LIST: the same DaemonSet's step at the end of the recount
+ * window, without a node version, so it lists every node again. The relay's version covers the node
+ * changes it had forwarded, but it watches nodes and pods on separate streams: a pod made for a node
+ * change can arrive before that change, and a step of another process may hold an older LIST. The
+ * recount bounds how long a status can stay counted from such a LIST.
+ */
+async function requeueRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMessage>): Promise<void> {
+  const now = deps.clock();
+  const { nodesVersion: _kept, ...fresh } = withRequeueCause(
+    message,
+    RECOUNT_REASON,
+    now,
+  ) as DaemonSetMessage;
+  const slot = nodeRecountSlot(message.daemonSet.uid ?? '', now);
+  await deps.requeue.requeue(fresh, slot.afterSeconds, slot.deduplicationId);
 }

@@ -13,6 +13,7 @@ import type { DaemonSet } from '../core/daemon-set.ts';
 import { nodeReadinessOf } from '../core/node-readiness.ts';
 import type { WatchedObjects, WatchedResource } from '../kube/kube-port.ts';
 import { toJson } from '../kube/object-codec.ts';
+import { compareResourceVersions } from '../kube/resource-version.ts';
 import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../messages/node-hints.ts';
 import { type NodeHint, nodeHintOf, type PairHints, type PodHint } from '../messages/pair-hints.ts';
 import type { ObjectEvent } from './relay-cache.ts';
@@ -42,6 +43,23 @@ export class RelayNodeContext {
   /** The uids of the DaemonSets in `#daemonSets` with a valid node readiness gate. */
   readonly #gating = new Set<string>();
   readonly #revisions = new RelayRevisionHashes();
+  #nodesVersion: string | undefined;
+
+  /**
+   * The resourceVersion of the newest node change that can move a placement the relay forwarded,
+   * or of its latest node LIST: what a `daemonset` step's node LIST must be at least as new as to
+   * be planned on again (docs/design.md, 15. The DaemonSet step).
+   */
+  get nodesVersion(): string | undefined {
+    return this.#nodesVersion;
+  }
+
+  /** Moves {@link nodesVersion} up to `resourceVersion` (never back). */
+  noteNodeChange(resourceVersion: string): void {
+    const current = this.#nodesVersion;
+    if (current === undefined || compareResourceVersions(resourceVersion, current) !== -1)
+      this.#nodesVersion = resourceVersion;
+  }
 
   /** Replaces what is known of `resource` by its listed `objects`. */
   seed<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void {

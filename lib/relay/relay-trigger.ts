@@ -56,6 +56,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly gatesNode?: boolean;
     readonly rolloutSlot?: boolean;
     readonly gateChange?: GateChange | undefined;
+    readonly nodesVersion?: string | undefined;
   } = {},
 ): WatchEventDetail {
   const meta =
@@ -76,6 +77,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(hints.gateChange ? { gateChange: { keys: [...hints.gateChange.keys] } } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),
+    ...(resource !== 'nodes' && hints.nodesVersion ? { nodesVersion: hints.nodesVersion } : {}),
   };
 }
 

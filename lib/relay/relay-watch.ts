@@ -238,18 +238,21 @@ function hintsOf<R extends WatchedResource>(
 ) {
   const context = options.context;
   if (context === undefined) return {};
-  if (options.resource === 'nodes' && event.type !== 'DELETED') {
-    const node = context.hintsFor(event.object as V1Node, at);
+  if (options.resource === 'nodes') {
+    // A forwarded node change can move a placement: node LISTs older than it are not planned on.
+    context.noteNodeChange(event.resourceVersion);
+    const node = event.type === 'DELETED' ? undefined : context.hintsFor(event.object as V1Node, at);
     return node ? { node } : {};
   }
+  const nodesVersion = context.nodesVersion;
   if (options.resource === 'pods') {
     const pod = event.object as V1Pod;
     const pair = context.pairHintsFor(pod, at, event.resourceVersion);
     const nodeName = gatesNode ? targetNodeName(pod) : undefined;
     const node = nodeName === undefined ? undefined : context.nodeHintsFor(nodeName, at);
-    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}) };
+    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}), nodesVersion };
   }
-  return {};
+  return { nodesVersion };
 }
 
 /**
@@ -265,6 +268,7 @@ async function relist<R extends WatchedResource>(
   const list = await listForSeeding(kube, resource, WATCHED_POD_SELECTOR, cache, context);
   const gateChange = relistGateChange(context, resource, list.kept);
   list.commit();
+  if (resource === 'nodes') context?.noteNodeChange(list.resourceVersion);
   options.gateWait?.seeded(resource, list.kept);
   if (reason !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;

@@ -73,7 +73,8 @@ export async function routeWatch(
       if (!detail.namespace) return { ignored: 'DaemonSet event without a namespace' };
       const daemonSet = { namespace: detail.namespace, name: detail.name, uid: detail.uid };
       const gates = detail.gateChange ? await gateFanOut(deps, detail.gateChange, cause) : [];
-      return { work: [{ to: 'work', message: { ...base, kind: 'daemonset', daemonSet } }, ...gates] };
+      const step: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
+      return { work: [{ to: 'work', message: step }, ...gates] };
     }
     case 'Pod':
       return routePod(deps, detail, changes, cause);
@@ -97,7 +98,7 @@ async function routePod(
   }
   const daemonSet = { namespace, name: controller.name, uid: controller.uid };
   const base = common(deps, cause);
-  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet };
+  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
   const work: RoutedWork[] = [statusRefresh(status, deps.clock(), deps.statusWindowSeconds ?? 2)];
   // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`
   // (a trigger not from our relay): anything may have changed, so the pair is looked at too.
@@ -170,4 +171,9 @@ async function orphanWork(
     const daemonSet = { namespace, name, ...(uid ? { uid } : {}) };
     return [{ to: 'work', message: { ...common(deps, cause), kind: 'daemonset', daemonSet } }];
   });
+}
+
+/** The trigger's node version, for the `daemonset` messages made of it (docs/design.md, 15). */
+function nodesVersionOf(detail: Readonly<WatchEventDetail>): { nodesVersion?: string } {
+  return detail.nodesVersion === undefined ? {} : { nodesVersion: detail.nodesVersion };
 }

@@ -45,4 +45,31 @@ describe('SharedRead', () => {
     await expect(shared.get(1000, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect((await shared.get(1000, c.read)).value).toBe(1);
   });
+
+  it('hands out the latest result again while the caller says it is current and it is young enough', async () => {
+    const c = counter();
+    const shared = new SharedRead<number>(c.clock);
+    await shared.get(1000, c.read);
+    c.advance(30_000);
+    const atLeast = (n: number) => (value: number) => value >= n;
+    // Arrived long after the read began, yet nothing it depends on changed: no new read.
+    expect(await shared.getUnlessChanged(c.clock(), atLeast(1), 60_000, c.read)).toEqual({
+      value: 1,
+      startedAt: 1000,
+      kept: true,
+    });
+    // Something changed since (the caller needs a newer value): a read, kept for the next caller.
+    expect(await shared.getUnlessChanged(c.clock(), atLeast(2), 60_000, c.read)).toEqual({
+      value: 2,
+      startedAt: 31_000,
+    });
+    expect(await shared.getUnlessChanged(c.clock(), atLeast(2), 60_000, c.read)).toMatchObject({
+      value: 2,
+      kept: true,
+    });
+    // Older than the bound: read again even though nothing changed.
+    c.advance(60_001);
+    expect((await shared.getUnlessChanged(c.clock(), atLeast(1), 60_000, c.read)).value).toBe(3);
+    expect(c.reads).toBe(3);
+  });
 });
