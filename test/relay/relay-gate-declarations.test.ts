@@ -5,9 +5,6 @@
  * an unrelated change carries none), and after a 410 relist, on the resync trigger. The pure
  * judgement against the relay's own view is checked beside it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import {
@@ -16,18 +13,11 @@ import {
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   NODE_READINESS_TIMEOUT_ANNOTATION,
 } from '../../lib/core/node-readiness.ts';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { silentLogger } from '../../lib/log/structured-logger.ts';
-import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
-import { Journal, readJournal } from '../../lib/queue/journal.ts';
-import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
-import { type Relay, startRelay } from '../../lib/relay/relay.ts';
-import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
 import { gateChangeOf, relistGateChange } from '../../lib/relay/relay-gate-changes.ts';
 import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
-import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { aDaemonSet } from '../support/builders.ts';
+import { eventually } from '../support/journal-triggers.ts';
+import { type RelayWorld, startRelayWorld } from '../support/relay-world.ts';
 import { newDaemonSet } from '../support/store-test-helpers.ts';
 
 const K = 'everynode.dev/not-ready';
@@ -45,61 +35,33 @@ interface Seen {
   gateChange?: { keys: string[] };
 }
 
-async function journalled(path: string): Promise<Seen[]> {
-  const seen: Seen[] = [];
-  try {
-    for await (const entry of readJournal(path)) {
-      const e = entry.trigger as { 'detail-type': string; detail: Omit<Seen, 'detailType'> };
-      seen.push({ detailType: e['detail-type'], ...e.detail });
-    }
-  } catch {
-    // No journal yet: nothing published.
-  }
-  return seen;
-}
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last seen: ${JSON.stringify(value).slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const gate = (mode: string, extra: Record<string, string> = {}) => ({
   [NODE_READINESS_ANNOTATION]: mode,
   ...extra,
 });
 
 describe('gate changes on DaemonSet triggers, against the simulated cluster', () => {
-  let sim: SimCluster;
-  let queues: LocalQueues;
-  let dir: string;
-  let journalPath: string;
-  let running: Relay | undefined;
+  let world: RelayWorld;
 
   beforeAll(async () => {
-    sim = await startSimCluster({ nodes: 1 });
-    queues = await startLocalQueues();
-    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-gates-'));
-    journalPath = join(dir, 'journal.jsonl');
+    world = await startRelayWorld({ nodes: 1 });
   });
-  afterAll(async () => {
-    await running?.stop();
-    await sim.stop();
-    await queues.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => world?.stop());
+
+  /** Each trigger the relay published, its detail-type beside its detail. */
+  const journalled = async (): Promise<Seen[]> =>
+    (await world.triggers('journal')).map((t) => ({
+      detailType: t.detailType,
+      ...(t.detail as Omit<Seen, 'detailType'>),
+    }));
 
   function createDaemonSet(name: string, annotations?: Record<string, string>): void {
-    sim.store.create('apps/daemonsets', newDaemonSet(name, annotations ? { annotations } : {}));
+    world.sim.store.create('apps/daemonsets', newDaemonSet(name, annotations ? { annotations } : {}));
   }
 
   /** Sets (string) or removes (undefined) annotations of DaemonSet `name`. */
   function annotate(name: string, changes: Record<string, string | undefined>): void {
-    sim.store.mutate('apps/daemonsets', 'default', name, (ds) => {
+    world.sim.store.mutate('apps/daemonsets', 'default', name, (ds) => {
       const meta = ds.metadata as { annotations?: Record<string, string> };
       const annotations = { ...meta.annotations };
       for (const [key, value] of Object.entries(changes)) {
@@ -107,25 +69,6 @@ describe('gate changes on DaemonSet triggers, against the simulated cluster', ()
         else annotations[key] = value;
       }
       meta.annotations = annotations;
-    });
-  }
-
-  function startTestRelay(): Promise<Relay> {
-    return startRelay({
-      kube: createKubePort({
-        connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
-        managedKind: 'apps/v1',
-        userAgent: 'everynode/relay',
-      }),
-      managedKind: 'apps/v1',
-      bus: new LocalEventBus({
-        sqs: queues.sqs,
-        ingressUrl: queues.urls.ingress,
-        journal: new Journal(journalPath),
-      }),
-      checkpoints: new FileCheckpointStore(join(dir, 'checkpoint.json')),
-      logger: silentLogger,
-      checkpointEveryMs: 100,
     });
   }
 
@@ -140,7 +83,7 @@ describe('gate changes on DaemonSet triggers, against the simulated cluster', ()
         [NODE_READINESS_DRY_RUN_ANNOTATION]: 'true',
       }),
     );
-    running = await startTestRelay();
+    const relay = await world.relay('journal');
     // Each step is one watch event of one DaemonSet, in this order on the DaemonSet watch.
     annotate('logs', { 'example.com/owner': 'team-a' });
     annotate('cni', { [NODE_READINESS_ANNOTATION]: 'Continuous' });
@@ -150,16 +93,14 @@ describe('gate changes on DaemonSet triggers, against the simulated cluster', ()
       [NODE_READINESS_ANNOTATION]: undefined,
       [NODE_READINESS_TAINT_KEY_ANNOTATION]: undefined,
     });
-    sim.store.delete('apps/daemonsets', 'default', 'dry');
-    sim.store.delete('apps/daemonsets', 'default', 'cni');
+    world.sim.store.delete('apps/daemonsets', 'default', 'dry');
+    world.sim.store.delete('apps/daemonsets', 'default', 'cni');
     annotate('logs', { [NODE_READINESS_ANNOTATION]: 'BootstrapOnly' });
     createDaemonSet('security', gate('Continuous', { [NODE_READINESS_TAINT_KEY_ANNOTATION]: AGENT }));
-    const seen = await eventually(
-      () => journalled(journalPath),
-      (s) => s.some((x) => x.event === 'ADDED' && x.name === 'security'),
+    const seen = await eventually(journalled, (s) =>
+      s.some((x) => x.event === 'ADDED' && x.name === 'security'),
     );
-    await running.stop();
-    running = undefined;
+    await relay.stop();
     const daemonSetEvents = seen
       .filter((s) => s.kind === 'DaemonSet')
       .map((s) => [s.event, s.name, s.gateChange?.keys ?? 'none']);
@@ -178,18 +119,17 @@ describe('gate changes on DaemonSet triggers, against the simulated cluster', ()
   });
 
   it('after a 410 relist, names on the resync trigger the gates changed while it did not watch', async () => {
-    running = await startTestRelay();
-    const before = (await journalled(journalPath)).length;
+    const relay = await world.relay('journal');
+    const before = (await journalled()).length;
     // Every watch ends: the next ones answer 410, and the gate removed meanwhile is seen by no watch.
-    sim.faults.forceWatchGone(4);
-    sim.faults.dropWatches();
+    world.sim.faults.forceWatchGone(4);
+    world.sim.faults.dropWatches();
     annotate('logs', { [NODE_READINESS_ANNOTATION]: undefined });
     const seen = await eventually(
-      async () => (await journalled(journalPath)).slice(before),
+      async () => (await journalled()).slice(before),
       (s) => s.some((x) => x.detailType === 'Everynode Resync' && /daemonsets/.test(x.reason ?? '')),
     );
-    await running.stop();
-    running = undefined;
+    await relay.stop();
     const resyncs = seen.filter((s) => s.detailType === 'Everynode Resync');
     expect(resyncs.find((s) => /daemonsets/.test(s.reason ?? ''))?.gateChange).toEqual({ keys: [K] });
     for (const other of resyncs.filter((s) => !/daemonsets/.test(s.reason ?? '')))

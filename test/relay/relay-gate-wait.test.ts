@@ -6,13 +6,8 @@
  * context, then a real relay against the simulated cluster with the real 10 s grace, and the
  * router's de-duplication of its triggers on the real FIFO work queue.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../lib/core/node-gate.ts';
 import { WAITING_SHOWN_AFTER_SECONDS } from '../../lib/core/node-gate-condition.ts';
 import {
@@ -21,26 +16,14 @@ import {
   NODE_READINESS_DRY_RUN_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
 } from '../../lib/core/node-readiness.ts';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { silentLogger } from '../../lib/log/structured-logger.ts';
 import type { WatchEventDetail } from '../../lib/messages/trigger.ts';
 import type { BusEvent } from '../../lib/queue/event-bus.ts';
-import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
-import { Journal } from '../../lib/queue/journal.ts';
-import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
-import { sendMessages } from '../../lib/queue/send-messages.ts';
-import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
-import { startRelay } from '../../lib/relay/relay.ts';
-import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
 import { GateWaitTimers } from '../../lib/relay/relay-gate-wait.ts';
 import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
-import type { RouterDeps } from '../../lib/router/router-deps.ts';
-import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { CountersInMemory, drain } from '../router/router-harness.ts';
-import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
-import { eventually, type JournaledTrigger, journaledTriggers } from '../support/journal-triggers.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
+import { eventually, type JournaledTrigger } from '../support/journal-triggers.ts';
+import { type RelayWorld, startRelayWorld } from '../support/relay-world.ts';
 import { newDaemonSet } from '../support/store-test-helpers.ts';
 
 const LATE_KEY = 'example.com/late-not-ready';
@@ -180,44 +163,19 @@ describe('GateWaitTimers on a relay context', () => {
 });
 
 describe('the relay times nodes waiting on their gate, against the simulated cluster', () => {
-  let sim: SimCluster;
-  let queues: LocalQueues;
-  let dir: string;
+  let world: RelayWorld;
 
   beforeAll(async () => {
-    sim = await startSimCluster({ nodes: 0, timing: { timeScale: 0.1 } });
-    queues = await startLocalQueues({ visibilityTimeoutSeconds: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-gate-wait-'));
+    world = await startRelayWorld({ nodes: 0, timeScale: 0.1, visibilityTimeoutSeconds: 1 });
   });
-  afterAll(async () => {
-    await sim?.stop();
-    await queues?.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => world?.stop());
 
-  const kube = () =>
-    createKubePort({
-      connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
-      managedKind: 'apps/v1',
-      userAgent: 'everynode/test',
-    });
-  const relayWith = (name: string) =>
-    startRelay({
-      kube: kube(),
-      managedKind: 'apps/v1',
-      bus: new LocalEventBus({
-        sqs: queues.sqs,
-        ingressUrl: queues.urls.ingress,
-        journal: new Journal(join(dir, `${name}.jsonl`)),
-      }),
-      checkpoints: new FileCheckpointStore(join(dir, `${name}-checkpoint.json`)),
-      logger: silentLogger,
-      checkpointEveryMs: 100,
-    });
   const timed = async (name: string) =>
-    (await watchTriggers(join(dir, `${name}.jsonl`))).filter((j) => j.detail.timer === 'gate-wait');
+    (await world.triggers(name)).filter(
+      (j) => j.detailType === 'Kubernetes Watch Event' && j.detail.timer === 'gate-wait',
+    );
   const joinTainted = (name: string, key: string, status?: V1Node['status']) =>
-    sim.nodes.add({
+    world.sim.nodes.add({
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } },
@@ -226,11 +184,11 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
     });
 
   it('sends one node step per waiting node when its grace ends, with its hints, and a starting relay sends them at once', async () => {
-    const agent = sim.store.create(
+    const agent = world.sim.store.create(
       'apps/daemonsets',
       newDaemonSet('agent', { annotations: gating() }),
     ) as unknown as V1DaemonSet;
-    const relay = await relayWith('first');
+    const relay = await world.relay('first');
     let first: JournaledTrigger[];
     try {
       joinTainted('wait-1', DEFAULT_GATE_TAINT_KEY);
@@ -242,19 +200,12 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
         conditions: [{ type: DAEMONSETS_READY_CONDITION, status: 'False', reason: 'WaitingForDaemonSets' }],
       });
       // The gating pod on wait-1 crash-loops: it never becomes ready.
-      const pod = aPod('agent-wait-1', {
-        owner: agent,
-        nodeName: 'wait-1',
-        labels: { [DAEMONSET_UID_LABEL]: agent.metadata?.uid ?? '' },
-      });
-      const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = pod.metadata ?? {};
-      const spec = { ...pod.spec, containers: [{ name: 'main', image: 'everynode.dev/sim:crashloop' }] };
-      sim.store.create('pods', JSON.parse(JSON.stringify({ ...pod, metadata, spec, status: undefined })));
+      world.createPodOf(agent, 'wait-1', { image: 'everynode.dev/sim:crashloop' });
       await tick(1_000);
-      sim.nodes.untaint('released-1', DEFAULT_GATE_TAINT_KEY);
-      sim.nodes.remove('gone-1');
+      world.sim.nodes.untaint('released-1', DEFAULT_GATE_TAINT_KEY);
+      world.sim.nodes.remove('gone-1');
       // A gate declared after late-1 joined times it too.
-      sim.store.create(
+      world.sim.store.create(
         'apps/daemonsets',
         newDaemonSet('late', { annotations: gating({ [NODE_READINESS_TAINT_KEY_ANNOTATION]: LATE_KEY }) }),
       );
@@ -270,14 +221,14 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
     }
     expect(first.map((j) => j.detail.name).sort()).toEqual(['late-1', 'wait-1']);
     for (const j of first) {
-      const created = Date.parse(String(sim.nodes.get(j.detail.name)?.metadata?.creationTimestamp));
+      const created = Date.parse(String(world.sim.nodes.get(j.detail.name)?.metadata?.creationTimestamp));
       // creationTimestamp has whole seconds: the grace counts from the second the node was created in.
       expect(j.time - created).toBeGreaterThanOrEqual(GRACE_MS);
       expect(j.time - created).toBeLessThan(GRACE_MS + 1_500);
       console.log(`relay-gate-wait: ${j.detail.name} created → gate-wait trigger ${j.time - created} ms`);
     }
     const wait = first.find((j) => j.detail.name === 'wait-1')?.detail;
-    const node = sim.nodes.get('wait-1');
+    const node = world.sim.nodes.get('wait-1');
     expect(wait).toMatchObject({
       event: 'MODIFIED',
       kind: 'Node',
@@ -287,12 +238,12 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
     expect(wait?.hints?.node).toMatchObject({ name: 'wait-1', taints: [{ key: DEFAULT_GATE_TAINT_KEY }] });
     expect(wait?.hints?.daemonSets.map((ds) => ds.uid)).toContain(agent.metadata?.uid);
     expect(wait?.hints?.pods).toMatchObject([{ name: 'agent-wait-1', ready: false }]);
-    const crashing = sim.store.get('pods', 'default', 'agent-wait-1') as unknown as V1Pod;
+    const crashing = world.sim.store.get('pods', 'default', 'agent-wait-1') as unknown as V1Pod;
     expect(crashing.status?.containerStatuses?.[0]?.restartCount ?? 0).toBeGreaterThan(0);
 
     // A relay that starts while they still wait (no step showed them) sends them at once.
     const startedAt = Date.now();
-    const second = await relayWith('second');
+    const second = await world.relay('second');
     try {
       await eventually(
         () => timed('second'),
@@ -308,15 +259,7 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
 
     // The router: the timer's trigger is never a duplicate of the node's watch event of the same
     // version; two relays' triggers of it for one version are.
-    const deps: RouterDeps = {
-      kube: kube(),
-      managedKind: 'apps/v1',
-      work: sqsWorkSender(queues.sqs, queues.urls.work),
-      ingress: (messages) => sendMessages(queues.sqs, queues.urls.ingress, messages),
-      logger: new Logger({ serviceName: 'everynode-router', logLevel: 'SILENT' }),
-      counters: new CountersInMemory(),
-      clock: () => new Date(),
-    };
+    const { deps } = world.router();
     const timerBody = JSON.parse(first.find((j) => j.detail.name === 'wait-1')?.body ?? '{}');
     const { timer: _t, ...watchDetail } = timerBody.detail;
     const bodies = [
@@ -324,10 +267,10 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
       { ...timerBody, id: 'watch-event-of-the-same-version', detail: watchDetail },
       { ...timerBody, id: 'another-relays-timer' },
     ];
-    await drain(queues);
+    await world.drainWork();
     const recent = new RecentlySent();
     for (const body of bodies) await routeIngressMessage(JSON.stringify(body), deps, recent);
-    const work = (await drain(queues)).filter((w) => w.message.kind === 'node');
+    const work = (await world.drainWork()).filter((w) => w.message.kind === 'node');
     expect(work.map((w) => [w.groupId, w.message.cause])).toEqual([
       [
         'node:wait-1',
@@ -347,8 +290,3 @@ describe('the relay times nodes waiting on their gate, against the simulated clu
     expect(work[0]?.message).toMatchObject({ node: { name: 'wait-1' }, hints: wait?.hints });
   }, 30_000);
 });
-
-/** The watch triggers in the journal at `path`. */
-async function watchTriggers(path: string) {
-  return (await journaledTriggers(path)).filter((t) => t.detailType === 'Kubernetes Watch Event');
-}

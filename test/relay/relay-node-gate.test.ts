@@ -5,121 +5,54 @@
  * coalesced into their status window; the router then turns the gating triggers, and only those,
  * into `node` work for the pod's node on the real FIFO work queue.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
-import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import {
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
 } from '../../lib/core/node-readiness.ts';
-import { isPodReady } from '../../lib/core/pod-availability.ts';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { silentLogger } from '../../lib/log/structured-logger.ts';
-import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
-import { Journal } from '../../lib/queue/journal.ts';
-import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
-import { sendMessages } from '../../lib/queue/send-messages.ts';
-import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
-import { startRelay } from '../../lib/relay/relay.ts';
-import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
-import type { RouterDeps } from '../../lib/router/router-deps.ts';
-import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
-import { CountersInMemory, drain } from '../router/router-harness.ts';
-import { aPod } from '../support/builders.ts';
-import { eventually, journaledTriggers } from '../support/journal-triggers.ts';
+import { eventually, podTriggers } from '../support/journal-triggers.ts';
+import { type RelayWorld, startRelayWorld } from '../support/relay-world.ts';
 import { newDaemonSet } from '../support/store-test-helpers.ts';
 
 describe('node readiness gates: relay → router against the simulated cluster', () => {
-  let sim: SimCluster;
-  let queues: LocalQueues;
-  let dir: string;
+  let world: RelayWorld;
 
   beforeAll(async () => {
     // Pods start and turn ready within 0.2 s, so every change of a pod falls in one status window.
-    sim = await startSimCluster({ nodes: 2, timing: { timeScale: 0.1 } });
-    queues = await startLocalQueues({ visibilityTimeoutSeconds: 1 });
-    dir = await mkdtemp(join(tmpdir(), 'everynode-relay-gate-'));
+    world = await startRelayWorld({ nodes: 2, timeScale: 0.1, visibilityTimeoutSeconds: 1 });
   });
-  afterAll(async () => {
-    await sim.stop();
-    await queues.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const kube = () =>
-    createKubePort({
-      connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
-      managedKind: 'apps/v1',
-      userAgent: 'everynode/test',
-    });
+  afterAll(() => world?.stop());
 
   function createDaemonSet(name: string, annotations?: Record<string, string>): V1DaemonSet {
-    return sim.store.create(
+    return world.sim.store.create(
       'apps/daemonsets',
       newDaemonSet(name, annotations ? { annotations } : {}),
     ) as unknown as V1DaemonSet;
   }
 
-  function createPodOf(ds: V1DaemonSet, nodeName: string): V1Pod {
-    const pod = aPod(`${ds.metadata?.name}-${nodeName}`, {
-      owner: ds,
-      nodeName,
-      labels: { [DAEMONSET_UID_LABEL]: ds.metadata?.uid ?? '' },
-    });
-    const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = pod.metadata ?? {};
-    const { status: _s, ...creatable } = JSON.parse(JSON.stringify({ ...pod, metadata }));
-    return sim.store.create('pods', creatable) as unknown as V1Pod;
-  }
-
-  const podIsReady = (name: string) => {
-    const pod = sim.store.get('pods', 'default', name) as unknown as V1Pod | undefined;
-    return pod !== undefined && isPodReady(pod);
-  };
-
   it("forwards a gating pod's readiness changes uncoalesced with gatesNode, and the router sends its node step", async () => {
     const cni = createDaemonSet('cni', { [NODE_READINESS_ANNOTATION]: 'Continuous' });
     const logs = createDaemonSet('logs');
-    const journalPath = join(dir, 'journal.jsonl');
     // A frozen clock: every change falls in the same status window, so coalescing is certain.
     const frozen = new Date();
-    const relay = await startRelay({
-      kube: kube(),
-      managedKind: 'apps/v1',
-      bus: new LocalEventBus({
-        sqs: queues.sqs,
-        ingressUrl: queues.urls.ingress,
-        journal: new Journal(journalPath),
-      }),
-      checkpoints: new FileCheckpointStore(join(dir, 'checkpoint.json')),
-      logger: silentLogger,
-      clock: () => frozen,
-      checkpointEveryMs: 100,
-    });
+    const relay = await world.relay('journal', { clock: () => frozen });
     try {
-      createPodOf(logs, 'worker-1');
-      createPodOf(cni, 'worker-1');
-      await eventually(
-        () => podIsReady('logs-worker-1') && podIsReady('cni-worker-1'),
-        (ready) => ready,
-      );
+      world.createPodOf(logs, 'worker-1');
+      world.createPodOf(cni, 'worker-1');
+      await world.untilReady('logs-worker-1', 'cni-worker-1');
       // Pod events come in order on one watch: once the gating pod's removal is published, every
       // earlier change of both pods has been judged. The delete is graceful: terminating, then gone.
-      sim.store.delete('pods', 'default', 'cni-worker-1');
+      world.sim.store.delete('pods', 'default', 'cni-worker-1');
       await eventually(
-        () => journaledTriggers(journalPath),
+        () => world.triggers('journal'),
         (seen) => seen.some((s) => s.detail.name === 'cni-worker-1' && s.detail.event === 'DELETED'),
       );
     } finally {
       await relay.stop();
     }
-    const seen = (await journaledTriggers(journalPath)).filter((s) => s.detail.kind === 'Pod');
-    const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
+    const { seen, ofPod } = podTriggers(await world.triggers('journal'));
 
     const gating = ofPod('cni-worker-1');
     // Created not ready: no gate changes; running but not ready neither (coalesced into its window
@@ -149,25 +82,16 @@ describe('node readiness gates: relay → router against the simulated cluster',
     expect(turnedReady?.pairHints?.pods).toMatchObject([{ name: 'cni-worker-1', ready: true }]);
 
     // The non-gating pod went through the same changes; only its creation was forwarded.
-    expect(podIsReady('logs-worker-1')).toBe(true);
+    expect(world.podIsReady('logs-worker-1')).toBe(true);
     expect(ofPod('logs-worker-1').map((d) => [d.event, d.gatesNode === true])).toEqual([['ADDED', false]]);
     expect(relay.stats.coalesced).toBeGreaterThanOrEqual(1);
     expect(relay.stats.gating).toBe(rest.length);
 
     // The router turns exactly the gating triggers into node work, in the node's FIFO group.
-    const counters = new CountersInMemory();
-    const deps: RouterDeps = {
-      kube: kube(),
-      managedKind: 'apps/v1',
-      work: sqsWorkSender(queues.sqs, queues.urls.work),
-      ingress: (messages) => sendMessages(queues.sqs, queues.urls.ingress, messages),
-      logger: new Logger({ serviceName: 'everynode-router', logLevel: 'SILENT' }),
-      counters,
-      clock: () => new Date(),
-    };
+    const { deps } = world.router();
     const recent = new RecentlySent();
     for (const trigger of seen) await routeIngressMessage(trigger.body, deps, recent);
-    const work = await drain(queues);
+    const work = await world.drainWork();
     const nodeWork = work.filter((w) => w.message.kind === 'node');
     expect(nodeWork.map((w) => [w.groupId, w.message.cause])).toEqual(
       gating
@@ -199,46 +123,29 @@ describe('node readiness gates: relay → router against the simulated cluster',
       [NODE_READINESS_ANNOTATION]: 'BootstrapOnly',
       [NODE_READINESS_TAINT_KEY_ANNOTATION]: key,
     });
-    sim.nodes.add('joining-1', { taints: [{ key, effect: 'NoSchedule' }] });
-    const journalPath = join(dir, 'bootstrap-journal.jsonl');
+    world.sim.nodes.add('joining-1', { taints: [{ key, effect: 'NoSchedule' }] });
     const frozen = new Date();
-    const relay = await startRelay({
-      kube: kube(),
-      managedKind: 'apps/v1',
-      bus: new LocalEventBus({
-        sqs: queues.sqs,
-        ingressUrl: queues.urls.ingress,
-        journal: new Journal(journalPath),
-      }),
-      checkpoints: new FileCheckpointStore(join(dir, 'bootstrap-checkpoint.json')),
-      logger: silentLogger,
-      clock: () => frozen,
-      checkpointEveryMs: 100,
-    });
+    const relay = await world.relay('bootstrap', { clock: () => frozen });
     try {
       // worker-ssd was never gated (no taint): its gating pod's readiness moves no gate.
-      createPodOf(boot, 'worker-ssd');
-      createPodOf(boot, 'joining-1');
+      world.createPodOf(boot, 'worker-ssd');
+      world.createPodOf(boot, 'joining-1');
+      await world.untilReady('boot-worker-ssd', 'boot-joining-1');
       await eventually(
-        () => podIsReady('boot-worker-ssd') && podIsReady('boot-joining-1'),
-        (ready) => ready,
-      );
-      await eventually(
-        () => journaledTriggers(journalPath),
+        () => world.triggers('bootstrap'),
         (seen) => seen.some((s) => s.detail.name === 'boot-joining-1' && s.detail.changes?.includes('ready')),
       );
       // Pod events come in order on one watch: once a later pod's creation is published (the first
       // of its DaemonSet's window: never coalesced), every change of both pods has been judged.
-      createPodOf(createDaemonSet('marker'), 'worker-1');
+      world.createPodOf(createDaemonSet('marker'), 'worker-1');
       await eventually(
-        () => journaledTriggers(journalPath),
+        () => world.triggers('bootstrap'),
         (seen) => seen.some((s) => s.detail.name === 'marker-worker-1'),
       );
     } finally {
       await relay.stop();
     }
-    const seen = (await journaledTriggers(journalPath)).filter((s) => s.detail.kind === 'Pod');
-    const ofPod = (name: string) => seen.filter((s) => s.detail.name === name).map((s) => s.detail);
+    const { ofPod } = podTriggers(await world.triggers('bootstrap'));
     expect(ofPod('boot-worker-ssd').map((d) => [d.event, d.gatesNode === true])).toEqual([['ADDED', false]]);
     const joining = ofPod('boot-joining-1');
     const turnedReady = joining.find((d) => d.changes?.includes('ready'));

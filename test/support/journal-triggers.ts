@@ -48,3 +48,12 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** The Pod triggers among `triggers`, in order, and the details of one pod's among them. */
+export function podTriggers(triggers: readonly JournaledTrigger[]): {
+  readonly seen: JournaledTrigger[];
+  ofPod(name: string): WatchEventDetail[];
+} {
+  const seen = triggers.filter((s) => s.detail.kind === 'Pod');
+  return { seen, ofPod: (name) => seen.filter((s) => s.detail.name === name).map((s) => s.detail) };
+}
