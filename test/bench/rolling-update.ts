@@ -26,6 +26,7 @@ import {
 } from './bench-cluster.ts';
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
+import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
 
 const { values } = parseArgs({
   options: {
@@ -159,6 +160,7 @@ try {
   );
   figure('time / floor', (seconds / floor).toFixed(3), '<= 1.10', seconds <= goal);
   console.log(`where a node's time went:\n${phases.report()}`);
+  await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
   const requests = reconcileRequests(cluster.sim);
   console.log(
     `requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`,

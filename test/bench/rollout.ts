@@ -22,6 +22,7 @@ import {
 } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
+import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
 
 const { values } = parseArgs({
   options: {
@@ -109,6 +110,7 @@ try {
     seconds / limit <= timeGoal,
   );
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
+  await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
   printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
   if (process.env.BENCH_DEBUG)

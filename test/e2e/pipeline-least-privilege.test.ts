@@ -112,6 +112,8 @@ describe.runIf(kubectlBinary)('the local pipeline under least privilege (apps/v1
   it('the router lists DaemonSets as its own user: a released pod is not adopted while it is revoked', async () => {
     const pod = world.pods('kiada').find((p) => p.owner === 'demo-a');
     if (!pod) throw new Error('demo-a has no pod');
+    // No DaemonSet step still due (a status window, a node recount) may adopt it meanwhile.
+    await world.quiet(30_000, { delayed: true });
     await revoke('router');
     // Released, the pod is an orphan: the router finds the DaemonSets of its namespace to adopt it.
     const release = [{ op: 'remove', path: '/metadata/ownerReferences' }];

@@ -59,8 +59,12 @@ export interface PipelineWorld {
   placement(): string[];
   /** Resolves when `check()` holds; rejects with `what` after `timeoutMs`. */
   until(what: string, check: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
-  /** Resolves once no work is queued, in flight or delayed. */
-  quiet(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once no work is queued, in flight or delayed on the work queue, and none is visible on
+   * the ingress queue; with `delayed`, also once no delayed step (a status window, a requeue, a node
+   * recount) waits on the ingress queue.
+   */
+  quiet(timeoutMs?: number, options?: { readonly delayed?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -161,7 +165,7 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     pods,
     placement,
     until: waitUntil,
-    quiet: async (timeoutMs = 20_000) => {
+    quiet: async (timeoutMs = 20_000, options = {}) => {
       let quietLooks = 0;
       let last = '';
       await world
@@ -170,7 +174,8 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
           async () => {
             const d = await pipeline.queueDepths();
             last = JSON.stringify(d);
-            quietLooks = d.ingress === 0 && d.work === 0 ? quietLooks + 1 : 0;
+            const waiting = d.ingress + d.work + (options.delayed ? d.ingressDelayed : 0);
+            quietLooks = waiting === 0 ? quietLooks + 1 : 0;
             return quietLooks >= 3;
           },
           timeoutMs,

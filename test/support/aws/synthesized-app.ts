@@ -65,6 +65,26 @@ export async function synthesizeApp(
   stackName = 'Everynode',
 ): Promise<SynthesizedApp> {
   const outDir = join(cacheRoot, await inputsHash(context));
+  // Concurrent tests of one file share one synth: four at once on two cores outlast their timeout.
+  const key = `${outDir}#${stackName}`;
+  let pending = inFlight.get(key);
+  if (pending === undefined) {
+    pending = synthesizeInto(outDir, context, stackName);
+    inFlight.set(key, pending);
+    pending.catch(() => inFlight.delete(key));
+  }
+  const app = await pending;
+  return { ...app, template: structuredClone(app.template) };
+}
+
+/** The synths of this process, by output folder and stack. */
+const inFlight = new Map<string, Promise<SynthesizedApp>>();
+
+async function synthesizeInto(
+  outDir: string,
+  context: Readonly<Record<string, string>>,
+  stackName: string,
+): Promise<SynthesizedApp> {
   if (!(await exists(join(outDir, `${stackName}.template.json`)))) {
     await mkdir(cacheRoot, { recursive: true });
     const scratch = await mkdtemp(join(cacheRoot, 'synth-'));
