@@ -20,6 +20,8 @@ export const EnvironmentName = {
   apiQps: 'EVERYNODE_API_QPS',
   /** The burst of Kubernetes API requests allowed after a quiet spell (the reconciler's budget). */
   apiBurst: 'EVERYNODE_API_BURST',
+  /** The fewest nodes a kept node LIST must hold for the DaemonSet steps to plan on it again (default 2,000). */
+  nodeListReuseMinNodes: 'EVERYNODE_NODE_LIST_REUSE_MIN_NODES',
   /** The URL of the work queue (router to reconcile). */
   workQueueUrl: 'EVERYNODE_WORK_QUEUE_URL',
   /** The URL of the work queue's dead-letter queue. */

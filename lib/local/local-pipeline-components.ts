@@ -68,6 +68,9 @@ function reconcileHandlerFor(
     apiBurst: qps,
     queues: { work: queues.urls.work, workDlq: queues.urls.workDlq, ingress: queues.urls.ingress },
     sqsEndpoint: queues.endpoint,
+    ...(options.nodeListReuseMinNodes !== undefined
+      ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
+      : {}),
   };
   return createReconcileHandler({
     deps: buildReconcileDeps({ config, logger, sqs: queues.sqs }),

@@ -80,15 +80,24 @@ export const NODE_RECOUNT_WINDOW_SECONDS = 10;
  * When the recount after a step planned on a kept node LIST at `now` runs, and its FIFO
  * de-duplication id: at the end of the {@link NODE_RECOUNT_WINDOW_SECONDS} window containing `now`,
  * with the id `recount:<uid>:<window>`, so all such steps of a window share one recount, which
- * runs after every one of them.
+ * runs after every one of them. Each DaemonSet's windows are shifted by an offset taken from its
+ * uid, so the recounts of many DaemonSets spread over the window instead of all arriving at once.
  */
 export function nodeRecountSlot(uid: string, now: Date): { afterSeconds: number; deduplicationId: string } {
   const windowMs = NODE_RECOUNT_WINDOW_SECONDS * 1000;
-  const window = Math.floor(now.getTime() / windowMs);
+  const offset = spreadOf(uid) % windowMs;
+  const window = Math.floor((now.getTime() - offset) / windowMs);
   return {
-    afterSeconds: ((window + 1) * windowMs - now.getTime()) / 1000,
+    afterSeconds: ((window + 1) * windowMs + offset - now.getTime()) / 1000,
     deduplicationId: fifoSafeId(`recount:${uid}:${window}`),
   };
+}
+
+/** A number spread evenly from `text` (FNV-1a, 32 bits). */
+function spreadOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
 }
 
 /** True when the ingress JSON object `json` is a requeue envelope rather than an EventBridge event. */

@@ -14,6 +14,7 @@ const queueUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an SQS queue URL
 
 const environmentSchema = clusterEnvironmentSchema.extend({
   [EnvironmentName.apiBurst]: z.coerce.number().positive().optional(),
+  [EnvironmentName.nodeListReuseMinNodes]: z.coerce.number().int().min(0).optional(),
   // Not z.url(): local emulators answer queue URLs such as http://sqs.us-east-1.127.0.0.1:4566/…,
   // which the WHATWG URL parser refuses (a host ending in a number must be an IPv4 address).
   [EnvironmentName.workQueueUrl]: queueUrl,
@@ -32,6 +33,8 @@ export interface ReconcileConfig {
   readonly queues: { readonly work: string; readonly workDlq: string; readonly ingress: string };
   /** An SQS endpoint override (the local emulator); undefined on AWS. */
   readonly sqsEndpoint?: string;
+  /** The fewest nodes a kept node LIST must hold to be planned on again (default NODE_LIST_REUSE_MIN_NODES). */
+  readonly nodeListReuseMinNodes?: number;
 }
 
 /**
@@ -45,6 +48,7 @@ export function reconcileConfigFromEnvironment(
   const e = parseEnvironment(environmentSchema, env, 'reconcile');
   const apiQps = e[EnvironmentName.apiQps];
   const sqsEndpoint = e[EnvironmentName.sqsEndpoint];
+  const nodeListReuseMinNodes = e[EnvironmentName.nodeListReuseMinNodes];
   return {
     managedKind: e[EnvironmentName.managedKind],
     cluster: clusterConfigOf(e, 'reconcile'),
@@ -56,5 +60,6 @@ export function reconcileConfigFromEnvironment(
       ingress: e[EnvironmentName.ingressQueueUrl],
     },
     ...(sqsEndpoint ? { sqsEndpoint } : {}),
+    ...(nodeListReuseMinNodes !== undefined ? { nodeListReuseMinNodes } : {}),
   };
 }

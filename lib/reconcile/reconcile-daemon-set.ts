@@ -92,7 +92,7 @@ async function readAround(
   ds: Readonly<DaemonSet>,
   receivedAt: number,
   nodesVersion: string | undefined,
-): Promise<DaemonSetReads & { readonly nodesKept: boolean }> {
+): Promise<DaemonSetReads & { readonly nodesKept: boolean; readonly nodesListedFrom: number }> {
   const namespace = ds.metadata?.namespace ?? 'default';
   const listedAt = deps.clock().getTime();
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
@@ -119,6 +119,7 @@ async function readAround(
     nodesResourceVersion: nodes.resourceVersion,
     listedAt,
     nodesKept: sharedNodes.kept === true,
+    nodesListedFrom: sharedNodes.startedAt,
   };
 }
 
@@ -131,6 +132,7 @@ function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string
   const list = () => deps.kube.listNodes({ allowStale: true });
   if (nodesVersion === undefined) return deps.nodeList.get(receivedAt, list);
   const current = (nodes: Readonly<ListResult<V1Node>>) =>
+    deps.nodeListReuse.worthKeeping(nodes.items.length) &&
     (compareResourceVersions(nodes.resourceVersion, nodesVersion) ?? -1) >= 0;
   return deps.nodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
@@ -147,6 +149,7 @@ export async function reconcileDaemonSet(
   message: Readonly<DaemonSetMessage>,
   receivedAt = Date.now(),
 ): Promise<StepReport> {
+  if (isCoveredRecount(deps, message)) return emptyReport();
   const ds = await readDaemonSet(deps, message);
   if (ds === undefined) return emptyReport();
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
@@ -171,10 +174,18 @@ export async function reconcileDaemonSet(
     reports.push({ ...emptyReport(), requeues: 1 });
   }
   if (reads.nodesKept) {
-    await requeueRecount(deps, named);
-    reports.push({ ...emptyReport(), requeues: 1 });
-  }
+    if (await requeueRecount(deps, named)) reports.push({ ...emptyReport(), requeues: 1 });
+  } else deps.nodeListReuse.noteFresh(uid, reads.nodesListedFrom);
   return sumReports(...reports);
+}
+
+/** A recount a later step of its DaemonSet in this process already made (see NodeListReuse). */
+function isCoveredRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMessage>): boolean {
+  const { cause } = message;
+  if (cause.type !== 'requeue' || cause.reason !== RECOUNT_REASON || message.daemonSet.uid === undefined)
+    return false;
+  const requestedAt = Date.parse(cause.requestedAt ?? '');
+  return !Number.isNaN(requestedAt) && deps.nodeListReuse.covers(message.daemonSet.uid, requestedAt);
 }
 
 /**
@@ -184,13 +195,17 @@ export async function reconcileDaemonSet(
  * change can arrive before that change, and a step of another process may hold an older LIST. The
  * recount bounds how long a status can stay counted from such a LIST.
  */
-async function requeueRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMessage>): Promise<void> {
+async function requeueRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMessage>): Promise<boolean> {
   const now = deps.clock();
+  const uid = message.daemonSet.uid ?? '';
+  const slot = nodeRecountSlot(uid, now);
+  if (deps.nodeListReuse.asked(uid, slot.deduplicationId)) return false;
   const { nodesVersion: _kept, ...fresh } = withRequeueCause(
     message,
     RECOUNT_REASON,
     now,
   ) as DaemonSetMessage;
-  const slot = nodeRecountSlot(message.daemonSet.uid ?? '', now);
   await deps.requeue.requeue(fresh, slot.afterSeconds, slot.deduplicationId);
+  deps.nodeListReuse.noteAsked(uid, slot.deduplicationId);
+  return true;
 }

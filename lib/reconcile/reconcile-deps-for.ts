@@ -15,6 +15,7 @@ import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/s
 import { EventRecorder } from './event-recorder.ts';
 import { Expectations } from './expectations.ts';
 import { FanOutFeeds } from './fan-out-feed.ts';
+import { NodeListReuse } from './node-list-reuse.ts';
 import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
@@ -62,5 +63,6 @@ export function reconcileDepsFor(
     fanOutFeeds: new FanOutFeeds(),
     nodeList: new SharedRead(),
     daemonSetSteps: new StepLimiter(1),
+    nodeListReuse: new NodeListReuse(config.nodeListReuseMinNodes),
   };
 }

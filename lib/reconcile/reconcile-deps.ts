@@ -11,6 +11,7 @@ import type { EventRecorder } from './event-recorder.ts';
 import type { Expectations } from './expectations.ts';
 import type { FanOutFeeds } from './fan-out-feed.ts';
 import type { FanOutState } from './fan-out-message.ts';
+import type { NodeListReuse } from './node-list-reuse.ts';
 import type { ObjectCache } from './object-cache.ts';
 import type { SharedRead } from './shared-read.ts';
 import type { StepLimiter } from './step-limiter.ts';
@@ -35,4 +36,6 @@ export interface ReconcileDeps {
   readonly nodeList: SharedRead<ListResult<V1Node>>;
   /** One `daemonset` step at a time in the process (see StepLimiter). */
   readonly daemonSetSteps: StepLimiter;
+  /** When the DaemonSet steps plan on a kept node LIST, and the recounts that follow (see NodeListReuse). */
+  readonly nodeListReuse: NodeListReuse;
 }

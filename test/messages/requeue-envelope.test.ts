@@ -4,6 +4,8 @@ import {
   delaySecondsUntil,
   failuresOf,
   formatRequeueEnvelope,
+  NODE_RECOUNT_WINDOW_SECONDS,
+  nodeRecountSlot,
   parseRequeueEnvelope,
   withRequeueCause,
 } from '../../lib/messages/requeue-envelope.ts';
@@ -16,6 +18,34 @@ describe('requeue envelopes', () => {
     expect(daemonSetRequeueSlot('u1', 1, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
     expect(daemonSetRequeueSlot('u1', 0, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
     expect(daemonSetRequeueSlot('u1', 2, now)).toEqual({ afterSeconds: 3.5, deduplicationId: 'status:u1:6' });
+  });
+
+  it("puts a node recount at the end of its DaemonSet's own recount window, one id per window", () => {
+    const windowMs = NODE_RECOUNT_WINDOW_SECONDS * 1000;
+    const base = 1_800_000_000_000;
+    for (const uid of ['u1', 'u2', 'a-much-longer-uid-0f3c']) {
+      const first = nodeRecountSlot(uid, new Date(base));
+      expect(first.afterSeconds).toBeGreaterThan(0);
+      expect(first.afterSeconds).toBeLessThanOrEqual(NODE_RECOUNT_WINDOW_SECONDS);
+      expect(first.deduplicationId).toMatch(new RegExp(`^recount:${uid}:`));
+      const due = base + first.afterSeconds * 1000;
+      // Every moment up to the window's end shares its recount, which runs after all of them.
+      const justBefore = nodeRecountSlot(uid, new Date(due - 1));
+      expect(justBefore.deduplicationId).toBe(first.deduplicationId);
+      expect(due - 1 + justBefore.afterSeconds * 1000).toBe(due);
+      // From its end on, the next window.
+      const next = nodeRecountSlot(uid, new Date(due));
+      expect(next.deduplicationId).not.toBe(first.deduplicationId);
+      expect(next.afterSeconds).toBe(NODE_RECOUNT_WINDOW_SECONDS);
+    }
+    // Many DaemonSets' windows end at different moments, not all at once.
+    const ends = new Set(
+      Array.from({ length: 20 }, (_, i) => {
+        const slot = nodeRecountSlot(`uid-${i}`, new Date(base));
+        return Math.round((base + slot.afterSeconds * 1000) % windowMs);
+      }),
+    );
+    expect(ends.size).toBeGreaterThan(15);
   });
 
   it('round-trips a work message with its due time', () => {

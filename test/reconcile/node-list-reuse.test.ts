@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_RECOUNT_WINDOW_SECONDS } from '../../lib/messages/requeue-envelope.ts';
 import type { DaemonSetMessage, WorkMessage } from '../../lib/messages/work-message.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { NODE_LIST_REUSE_MIN_NODES, NodeListReuse } from '../../lib/reconcile/node-list-reuse.ts';
 import { RECOUNT_REASON, reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
@@ -16,10 +17,18 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   let message: DaemonSetMessage;
   beforeAll(async () => {
     harness = await startReconcileHarness({ nodes: NODES.map((name) => aNode(name)), pollWork: false });
+    freshReuse();
     message = daemonSetMessage(createDaemonSet(harness, aDaemonSet('agent'))) as DaemonSetMessage;
   });
   afterAll(async () => harness?.stop());
 
+  /**
+   * A new reuse record for the process, planning on kept LISTs of any size (three nodes here; the
+   * process default starts at thousands) and remembering no recount asked for yet.
+   */
+  const freshReuse = () => {
+    (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
+  };
   const nodeLists = () =>
     harness.sim.counters.total({ verb: 'list', resource: 'nodes', userAgent: RECONCILE_USER_AGENT });
   const nodeVersion = (name: string) =>
@@ -64,6 +73,7 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   });
 
   it('follows a step planned on a kept LIST with one recount that lists again, and no other step', async () => {
+    freshReuse();
     const requeued: { message: WorkMessage; afterSeconds: number; deduplicationId?: string }[] = [];
     const deps = {
       ...harness.deps,
@@ -95,5 +105,42 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
     expect(
       requeued.filter((r) => r.message.cause.type === 'requeue' && r.message.cause.reason === RECOUNT_REASON),
     ).toHaveLength(1);
+  });
+
+  it('skips a recount once a later step of its DaemonSet counted from a LIST begun after it was asked', async () => {
+    freshReuse();
+    const requeued: WorkMessage[] = [];
+    const deps = {
+      ...harness.deps,
+      requeue: {
+        async requeue(message: WorkMessage) {
+          requeued.push(message);
+        },
+      },
+    };
+    const isRecount = (m: WorkMessage) => m.cause.type === 'requeue' && m.cause.reason === RECOUNT_REASON;
+    await reconcileDaemonSet(deps, { ...message, nodesVersion: nodeVersion('n1') }, Date.now());
+    const recount = requeued.find(isRecount) as DaemonSetMessage;
+    expect(recount).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // A later step that lists (a resync, a trigger after a node change): it counts from a fresh LIST.
+    expect(await step()).toBe(1);
+    const gets = () =>
+      harness.sim.counters.total({
+        verb: 'get',
+        resource: 'apps/daemonsets',
+        userAgent: RECONCILE_USER_AGENT,
+      });
+    const [listsBefore, getsBefore] = [nodeLists(), gets()];
+    await reconcileDaemonSet(deps, recount, Date.now());
+    expect([nodeLists() - listsBefore, gets() - getsBefore]).toEqual([0, 0]);
+  });
+
+  it('lists again for a small cluster, whose LIST costs less than the recount its reuse needs', async () => {
+    (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse();
+    expect(NODES.length).toBeLessThan(NODE_LIST_REUSE_MIN_NODES);
+    expect(await step()).toBe(1);
+    expect(await step(nodeVersion('n3'))).toBe(1);
+    freshReuse();
   });
 });

@@ -36,12 +36,22 @@ describe('reconcileConfigFromEnvironment', () => {
         cluster: { type: 'kubeconfig', path: '/tmp/kc' },
       },
     },
+    {
+      name: 'the smallest node LIST worth planning on again',
+      env: { ...queues, KUBECONFIG: '/tmp/kc', EVERYNODE_NODE_LIST_REUSE_MIN_NODES: '5000' },
+      expected: { nodeListReuseMinNodes: 5000 },
+    },
   ])('reads $name', ({ env, expected }) => {
     expect(reconcileConfigFromEnvironment(env)).toMatchObject(expected);
   });
 
   it.each([
     { name: 'missing queue URLs', env: {}, message: /EVERYNODE_WORK_QUEUE_URL/ },
+    {
+      name: 'a negative node count',
+      env: { ...queues, KUBECONFIG: '/tmp/kc', EVERYNODE_NODE_LIST_REUSE_MIN_NODES: '-1' },
+      message: /EVERYNODE_NODE_LIST_REUSE_MIN_NODES/,
+    },
     {
       name: 'an unknown managed kind',
       env: { ...queues, EVERYNODE_MANAGED_KIND: 'v1' },

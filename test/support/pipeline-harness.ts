@@ -40,6 +40,8 @@ export interface WorldOptions {
    * call the API as their own user in their own group; kubectl stays the administrator.
    */
   readonly secured?: boolean;
+  /** Plan DaemonSet steps on kept node LISTs from this many nodes (the process default is thousands). */
+  readonly nodeListReuseMinNodes?: number;
 }
 
 /** A running world. */
@@ -152,6 +154,9 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     stateDir,
     maxReceiveCount: options.maxReceiveCount ?? 5,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
+    ...(options.nodeListReuseMinNodes !== undefined
+      ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
+      : {}),
     logLevel: 'SILENT',
   });
   const { pods, placement } = clusterViews(sim);
