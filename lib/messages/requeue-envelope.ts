@@ -6,6 +6,7 @@
  * the remaining delay, which chains waits longer than 15 minutes.
  */
 import * as z from 'zod';
+import { daemonSetWindow } from './daemon-set-window.ts';
 import { fifoSafeId } from './message-group-id.ts';
 import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
 import { type WorkMessage, workMessageSchema } from './work-message.ts';
@@ -61,10 +62,10 @@ export function daemonSetRequeueSlot(
   afterSeconds: number,
   now: Date,
 ): { afterSeconds: number; deduplicationId: string } {
-  const windowMs = STATUS_WINDOW_SECONDS * 1000;
-  const window = Math.floor((now.getTime() + Math.max(0, afterSeconds) * 1000) / windowMs);
+  const wanted = now.getTime() + Math.max(0, afterSeconds) * 1000;
+  const { window, endsAt } = daemonSetWindow(uid, wanted, STATUS_WINDOW_SECONDS * 1000);
   return {
-    afterSeconds: ((window + 1) * windowMs - now.getTime()) / 1000,
+    afterSeconds: (endsAt - now.getTime()) / 1000,
     deduplicationId: fifoSafeId(`status:${uid}:${window}`),
   };
 }
@@ -78,26 +79,16 @@ export const NODE_RECOUNT_WINDOW_SECONDS = 10;
 
 /**
  * When the recount after a step planned on a kept node LIST at `now` runs, and its FIFO
- * de-duplication id: at the end of the {@link NODE_RECOUNT_WINDOW_SECONDS} window containing `now`,
- * with the id `recount:<uid>:<window>`, so all such steps of a window share one recount, which
- * runs after every one of them. Each DaemonSet's windows are shifted by an offset taken from its
- * uid, so the recounts of many DaemonSets spread over the window instead of all arriving at once.
+ * de-duplication id: at the end of the DaemonSet's {@link NODE_RECOUNT_WINDOW_SECONDS} window
+ * containing `now` (see daemonSetWindow), with the id `recount:<uid>:<window>`, so all such steps
+ * of a window share one recount, which runs after every one of them.
  */
 export function nodeRecountSlot(uid: string, now: Date): { afterSeconds: number; deduplicationId: string } {
-  const windowMs = NODE_RECOUNT_WINDOW_SECONDS * 1000;
-  const offset = spreadOf(uid) % windowMs;
-  const window = Math.floor((now.getTime() - offset) / windowMs);
+  const { window, endsAt } = daemonSetWindow(uid, now.getTime(), NODE_RECOUNT_WINDOW_SECONDS * 1000);
   return {
-    afterSeconds: ((window + 1) * windowMs + offset - now.getTime()) / 1000,
+    afterSeconds: (endsAt - now.getTime()) / 1000,
     deduplicationId: fifoSafeId(`recount:${uid}:${window}`),
   };
-}
-
-/** A number spread evenly from `text` (FNV-1a, 32 bits). */
-function spreadOf(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return hash;
 }
 
 /** True when the ingress JSON object `json` is a requeue envelope rather than an EventBridge event. */

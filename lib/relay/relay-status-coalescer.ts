@@ -15,6 +15,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
+import { daemonSetWindow } from '../messages/daemon-set-window.ts';
 
 /** Pod changes that only move status counts. */
 const statusOnly = new Set(['phase', 'ready', 'node']);
@@ -43,7 +44,9 @@ export class StatusCoalescer {
     if (type === 'MODIFIED' && !changes.every((c) => statusOnly.has(c))) return false;
     const owner = controllerOf(pod)?.uid;
     if (!owner) return false;
-    const window = Math.floor(now.getTime() / (this.windowSeconds * 1000));
+    // The router's window for this DaemonSet (shifted per DaemonSet): the refresh it sends runs at
+    // its end, after every change this drops.
+    const { window } = daemonSetWindow(owner, now.getTime(), this.windowSeconds * 1000);
     if (this.forwarded.get(owner) === window) return true;
     if (this.forwarded.size > 10_000) this.forwarded.clear();
     this.forwarded.set(owner, window);

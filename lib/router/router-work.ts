@@ -3,6 +3,7 @@
  * queue's delay (docs/design.md, 11. Delayed work goes through the ingress queue), and how each
  * becomes an SQS message.
  */
+import { daemonSetWindow } from '../messages/daemon-set-window.ts';
 import { fifoSafeId } from '../messages/message-group-id.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import { delayedIngressMessage } from '../queue/delayed-ingress-message.ts';
@@ -58,7 +59,8 @@ export function statusRefresh(
 }
 
 /**
- * `message` (a DaemonSet step) delayed to the end of the `windowMs` window holding `now`, with the
+ * `message` (a DaemonSet step) delayed to the end of its `windowMs` window holding `now` (shifted
+ * per DaemonSet: see daemonSetWindow), with the
  * de-duplication id `<kind>:<uid>:<window>`: every step of that kind asked for in one window is one.
  */
 export function windowEndStep(
@@ -67,12 +69,12 @@ export function windowEndStep(
   windowMs: number,
   kind: string,
 ): RoutedWork {
-  const window = Math.floor(now.getTime() / windowMs);
   const key = message.daemonSet.uid ?? `${message.daemonSet.namespace}/${message.daemonSet.name}`;
+  const { window, endsAt } = daemonSetWindow(key, now.getTime(), windowMs);
   return {
     to: 'delayed',
     message,
-    notBefore: new Date((window + 1) * windowMs),
+    notBefore: new Date(endsAt),
     deduplicationId: fifoSafeId(`${kind}:${key}:${window}`),
   };
 }

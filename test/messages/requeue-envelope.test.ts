@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
 import {
   daemonSetRequeueSlot,
   delaySecondsUntil,
@@ -14,10 +15,21 @@ import { fixtureAt as at, pairWorkMessage as pair } from '../support/pair-work-m
 
 describe('requeue envelopes', () => {
   it('puts a DaemonSet requeue at the end of its status window, with the router refresh id', () => {
-    const now = new Date(10_500);
-    expect(daemonSetRequeueSlot('u1', 1, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
-    expect(daemonSetRequeueSlot('u1', 0, now)).toEqual({ afterSeconds: 1.5, deduplicationId: 'status:u1:5' });
-    expect(daemonSetRequeueSlot('u1', 2, now)).toEqual({ afterSeconds: 3.5, deduplicationId: 'status:u1:6' });
+    // u1's status windows are shifted by its offset: one starts here.
+    const { window, endsAt } = daemonSetWindow('u1', 10_000, 2000);
+    const now = new Date(endsAt - 1500);
+    expect(daemonSetRequeueSlot('u1', 1, now)).toEqual({
+      afterSeconds: 1.5,
+      deduplicationId: `status:u1:${window}`,
+    });
+    expect(daemonSetRequeueSlot('u1', 0, now)).toEqual({
+      afterSeconds: 1.5,
+      deduplicationId: `status:u1:${window}`,
+    });
+    expect(daemonSetRequeueSlot('u1', 2, now)).toEqual({
+      afterSeconds: 3.5,
+      deduplicationId: `status:u1:${window + 1}`,
+    });
   });
 
   it("puts a node recount at the end of its DaemonSet's own recount window, one id per window", () => {

@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
 import { StatusCoalescer } from '../../lib/relay/relay-status-coalescer.ts';
+import { statusRefresh } from '../../lib/router/router-work.ts';
 import { aDaemonSet, aPod } from '../support/builders.ts';
 
 const fluentd = aDaemonSet('fluentd');
 const demo = aDaemonSet('demo', { uid: 'uid-ds-demo' });
 const pod = (owner = fluentd) => aPod(`${owner.metadata?.name}-x`, { owner, nodeName: 'n1' });
-const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0) + seconds * 1000);
+/** `seconds` into one of fluentd's status windows (each DaemonSet's windows are shifted by its own offset). */
+const fluentdWindowStart =
+  daemonSetWindow(fluentd.metadata?.uid ?? '', Date.UTC(2026, 0, 1), 2000).endsAt - 2000;
+const at = (seconds: number) => new Date(fluentdWindowStart + seconds * 1000);
 
 type Step = {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -59,5 +64,28 @@ describe('StatusCoalescer', () => {
       false,
       false,
     ]);
+  });
+
+  it('drops only changes before the end of the window the router delays the forwarded one to', () => {
+    for (const owner of [fluentd, demo]) {
+      const coalescer = new StatusCoalescer(2);
+      const uid = owner.metadata?.uid ?? '';
+      let refreshAt = 0;
+      for (let ms = 0; ms < 10_000; ms += 37) {
+        const now = new Date(Date.UTC(2026, 0, 1) + ms);
+        if (coalescer.coalesces('MODIFIED', ['ready'], pod(owner), now)) {
+          expect(now.getTime()).toBeLessThan(refreshAt);
+          continue;
+        }
+        const message = {
+          v: 1 as const,
+          kind: 'daemonset' as const,
+          daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
+          cause: { type: 'resync' as const, at: now.toISOString() },
+        };
+        const refresh = statusRefresh(message, now, 2);
+        refreshAt = refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatRequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
+import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
+import { daemonSetRequeueSlot, formatRequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import { RESYNC_DETAIL_TYPE, WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import { eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { queueDepth } from '../../lib/queue/queue-depth.ts';
@@ -162,28 +163,46 @@ describe('statusRefresh', () => {
     daemonSet: { namespace: 'ns', name: 'ds', uid: 'uid-1' },
     cause: { type: 'resync' as const, at: '2026-01-01T00:00:00Z' },
   };
+  // uid-1's status windows are shifted by its offset: they start here (and every 2 s on).
+  const { window, endsAt } = daemonSetWindow('uid-1', Date.parse('2026-01-01T00:00:10.000Z'), 2000);
+  const start = endsAt - 2000;
   it.each([
-    {
-      name: 'start of a window',
-      at: '2026-01-01T00:00:10.000Z',
-      notBefore: '2026-01-01T00:00:12.000Z',
-      id: 'status:uid-1:883612805',
-    },
+    { name: 'start of a window', at: start, notBefore: start + 2000, id: `status:uid-1:${window}` },
     {
       name: 'end of the same window',
-      at: '2026-01-01T00:00:11.999Z',
-      notBefore: '2026-01-01T00:00:12.000Z',
-      id: 'status:uid-1:883612805',
+      at: start + 1999,
+      notBefore: start + 2000,
+      id: `status:uid-1:${window}`,
     },
-    {
-      name: 'next window',
-      at: '2026-01-01T00:00:12.000Z',
-      notBefore: '2026-01-01T00:00:14.000Z',
-      id: 'status:uid-1:883612806',
-    },
+    { name: 'next window', at: start + 2000, notBefore: start + 4000, id: `status:uid-1:${window + 1}` },
   ])('$name', ({ at, notBefore, id }) => {
     const refresh = statusRefresh(message, new Date(at), 2);
     expect(refresh).toMatchObject({ to: 'delayed', deduplicationId: id });
-    expect(refresh.to === 'delayed' && refresh.notBefore.toISOString()).toBe(notBefore);
+    expect(refresh.to === 'delayed' && refresh.notBefore.getTime()).toBe(notBefore);
+  });
+
+  it('shares its window and id with a DaemonSet step requeued into the same window', () => {
+    const now = new Date(start + 700);
+    const refresh = statusRefresh(message, now, 2);
+    const slot = daemonSetRequeueSlot('uid-1', 0.5, now);
+    expect(refresh).toMatchObject({ deduplicationId: slot.deduplicationId });
+    expect(refresh.to === 'delayed' && refresh.notBefore.getTime()).toBe(
+      now.getTime() + slot.afterSeconds * 1000,
+    );
+  });
+
+  it('spreads the windows of many DaemonSets over the window instead of ending them together', () => {
+    const now = new Date('2026-01-01T00:00:10.000Z');
+    const ends = new Set(
+      Array.from({ length: 20 }, (_, i) => {
+        const refresh = statusRefresh(
+          { ...message, daemonSet: { ...message.daemonSet, uid: `uid-${i}` } },
+          now,
+          2,
+        );
+        return refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
+      }),
+    );
+    expect(ends.size).toBeGreaterThan(15);
   });
 });

@@ -5,6 +5,7 @@
  * status refresh at the end of the status window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
 import { fifoSafeId } from '../../lib/messages/message-group-id.ts';
 import { parseRequeueEnvelope, type RequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import type { OutgoingMessage } from '../../lib/queue/send-messages.ts';
@@ -18,9 +19,11 @@ let world: RouterWorld;
 let delayed: OutgoingMessage[];
 let deps: RouterDeps;
 const STATUS_WINDOW_MS = 2000;
-/** A fixed instant 0.1 s into a status window (and into a slot window). */
-const windowStart = Math.floor(Date.now() / STATUS_WINDOW_MS) * STATUS_WINDOW_MS;
-let now = new Date(windowStart + 100);
+/** The start of the fluentd DaemonSet's slot window holding the test's start (windows are shifted per DaemonSet). */
+const slotWindowStart = () =>
+  daemonSetWindow(world.fluentdUid, started, ROLLOUT_SLOT_WINDOW_MS).endsAt - ROLLOUT_SLOT_WINDOW_MS;
+const started = Date.now();
+let now = new Date(started);
 
 beforeAll(async () => {
   world = await startRouterWorld();
@@ -47,15 +50,22 @@ function envelopes(): RequeueEnvelope[] {
 }
 
 const at = (ms: number) => new Date(ms).toISOString();
-const statusEnd = at(windowStart + STATUS_WINDOW_MS);
-const slotEnd = at(windowStart + ROLLOUT_SLOT_WINDOW_MS);
+/** When the fluentd DaemonSet's window of `kind` holding `now` ends. */
+const windowEnd = (kind: 'status' | 'slot') =>
+  at(
+    daemonSetWindow(
+      world.fluentdUid,
+      now.getTime(),
+      kind === 'status' ? STATUS_WINDOW_MS : ROLLOUT_SLOT_WINDOW_MS,
+    ).endsAt,
+  );
 
 interface SlotCase {
   name: string;
   body: () => string;
   work: string[];
-  /** notBefore of each delayed DaemonSet step. */
-  delayed: string[];
+  /** The window whose end each delayed DaemonSet step is due at. */
+  delayed: ('status' | 'slot')[];
 }
 
 const cases: SlotCase[] = [
@@ -63,51 +73,51 @@ const cases: SlotCase[] = [
     name: 'pod turned ready, freeing a slot → daemonset at the slot window end, besides the status refresh',
     body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: true }),
     work: [],
-    delayed: [statusEnd, slotEnd],
+    delayed: ['status', 'slot'],
   },
   {
     name: 'pod seen ready at creation, freeing a slot → daemonset at the slot window end',
     body: () => pod({ event: 'ADDED', nodeName: 'worker-1', rolloutSlot: true }),
     work: [],
-    delayed: [statusEnd, slotEnd],
+    delayed: ['status', 'slot'],
   },
   {
     name: 'pod deleted, freeing a surge slot → pair at once, daemonset at the slot window end',
     body: () => pod({ event: 'DELETED', nodeName: 'worker-1', rolloutSlot: true }),
     work: ['pair:kube-system/fluentd@worker-1'],
-    delayed: [statusEnd, slotEnd],
+    delayed: ['status', 'slot'],
   },
   {
     name: 'pod turned ready (an older relay: no rolloutSlot) → only the status refresh',
     body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'] }),
     work: [],
-    delayed: [statusEnd],
+    delayed: ['status'],
   },
   {
     name: 'rolloutSlot false → only the status refresh',
     body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: false }),
     work: [],
-    delayed: [statusEnd],
+    delayed: ['status'],
   },
 ];
 
 describe('router rules for pod events that free a rolling-update slot', () => {
   it.each(cases)('$name', async ({ body, work, delayed: due }) => {
     delayed = [];
-    now = new Date(windowStart + 100);
+    now = new Date(slotWindowStart() + 100);
     const result = await routeIngressMessage(body(), deps, new RecentlySent());
     const received = await world.drainWork();
     expect(result.type).toBe('routed');
     expect(received.map((r) => describeWork(r.message)).sort()).toEqual(work);
     expect(envelopes().map((e) => [e.notBefore, e.message.kind, describeWork(e.message)])).toEqual(
-      due.map((notBefore) => [notBefore, 'daemonset', 'daemonset:kube-system/fluentd']),
+      due.map((kind) => [windowEnd(kind), 'daemonset', 'daemonset:kube-system/fluentd']),
     );
   });
 
   it('sends one step per DaemonSet and slot window, de-duplicated by the window', async () => {
     const recent = new RecentlySent();
     const ready = (resourceVersion: string, ms: number) => {
-      now = new Date(windowStart + ms);
+      now = new Date(slotWindowStart() + ms);
       const body = pod({
         event: 'MODIFIED',
         nodeName: 'worker-1',
@@ -123,15 +133,15 @@ describe('router rules for pod events that free a rolling-update slot', () => {
     await ready('6002', 300);
     await ready('6003', ROLLOUT_SLOT_WINDOW_MS + 100);
     const slots = envelopes().filter((e) => e.deduplicationId?.startsWith('slot:'));
-    const window = Math.floor((windowStart + 100) / ROLLOUT_SLOT_WINDOW_MS);
+    const { window } = daemonSetWindow(world.fluentdUid, slotWindowStart() + 100, ROLLOUT_SLOT_WINDOW_MS);
     expect(slots.map((e) => [e.notBefore, e.deduplicationId, e.message.cause])).toEqual([
       [
-        at(windowStart + ROLLOUT_SLOT_WINDOW_MS),
+        at(slotWindowStart() + ROLLOUT_SLOT_WINDOW_MS),
         fifoSafeId(`slot:${world.fluentdUid}:${window}`),
         { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '6001' },
       ],
       [
-        at(windowStart + 2 * ROLLOUT_SLOT_WINDOW_MS),
+        at(slotWindowStart() + 2 * ROLLOUT_SLOT_WINDOW_MS),
         fifoSafeId(`slot:${world.fluentdUid}:${window + 1}`),
         { type: 'watch', event: 'MODIFIED', kind: 'Pod', resourceVersion: '6003' },
       ],
