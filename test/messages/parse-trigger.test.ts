@@ -177,3 +177,27 @@ describe('parseTrigger', () => {
     if (!result.ok) expect(result.reason).toMatch(reason);
   });
 });
+
+describe('rolloutSlot on a watch trigger', () => {
+  const readyPod = { ...podEvent, changes: ['ready'] };
+  const body = (detail: Record<string, unknown>) =>
+    JSON.stringify(anEvent('Kubernetes Watch Event', 'everynode.relay', detail));
+
+  it('is kept when set', () => {
+    const result = parseTrigger(body({ ...readyPod, rolloutSlot: true }));
+    expect(result.ok && result.trigger.type === 'watch' && result.trigger.watch.rolloutSlot).toBe(true);
+  });
+
+  it('is absent in a trigger of an older relay, which stays valid', () => {
+    const result = parseTrigger(body(readyPod));
+    expect(result).toMatchObject({ ok: true, trigger: { type: 'watch' } });
+    if (result.ok && result.trigger.type === 'watch')
+      expect(result.trigger.watch.rolloutSlot).toBeUndefined();
+  });
+
+  it('is refused when not a boolean', () => {
+    const result = parseTrigger(body({ ...readyPod, rolloutSlot: 'true' }));
+    expect(result).toMatchObject({ ok: false });
+    if (!result.ok) expect(result.reason).toMatch(/^invalid watch event detail: .*rolloutSlot/);
+  });
+});
