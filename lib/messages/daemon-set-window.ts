@@ -5,6 +5,7 @@
  * window instead of all falling due at its boundary: ten DaemonSets' status steps at one instant
  * hold a process's thread for a long burst, and a node's step that arrives then waits it out.
  */
+import { fifoSafeId } from './message-group-id.ts';
 
 /** The window of `windowMs` holding `atMs` for DaemonSet `key`: its number and when it ends (ms since the epoch). */
 export function daemonSetWindow(
@@ -15,6 +16,21 @@ export function daemonSetWindow(
   const offset = spreadOf(key) % windowMs;
   const window = Math.floor((atMs - offset) / windowMs);
   return { window, endsAt: (window + 1) * windowMs + offset };
+}
+
+/**
+ * The step of `kind` (`status`, `slot`, `recount`) for DaemonSet `key` wanted at `atMs`: due when its
+ * window ends, with the FIFO de-duplication id `<kind>:<key>:<window>` — one id for the router's
+ * refreshes and the reconciler's requeues of one window, so they collapse into one step.
+ */
+export function daemonSetWindowStep(
+  kind: string,
+  key: string,
+  atMs: number,
+  windowMs: number,
+): { endsAt: number; deduplicationId: string } {
+  const { window, endsAt } = daemonSetWindow(key, atMs, windowMs);
+  return { endsAt, deduplicationId: fifoSafeId(`${kind}:${key}:${window}`) };
 }
 
 /** A number spread evenly from `text` (FNV-1a, 32 bits). */

@@ -6,8 +6,7 @@
  * the remaining delay, which chains waits longer than 15 minutes.
  */
 import * as z from 'zod';
-import { daemonSetWindow } from './daemon-set-window.ts';
-import { fifoSafeId } from './message-group-id.ts';
+import { daemonSetWindowStep } from './daemon-set-window.ts';
 import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
 import { type WorkMessage, workMessageSchema } from './work-message.ts';
 
@@ -63,11 +62,8 @@ export function daemonSetRequeueSlot(
   now: Date,
 ): { afterSeconds: number; deduplicationId: string } {
   const wanted = now.getTime() + Math.max(0, afterSeconds) * 1000;
-  const { window, endsAt } = daemonSetWindow(uid, wanted, STATUS_WINDOW_SECONDS * 1000);
-  return {
-    afterSeconds: (endsAt - now.getTime()) / 1000,
-    deduplicationId: fifoSafeId(`status:${uid}:${window}`),
-  };
+  const step = daemonSetWindowStep('status', uid, wanted, STATUS_WINDOW_SECONDS * 1000);
+  return { afterSeconds: (step.endsAt - now.getTime()) / 1000, deduplicationId: step.deduplicationId };
 }
 
 /**
@@ -84,11 +80,8 @@ export const NODE_RECOUNT_WINDOW_SECONDS = 10;
  * of a window share one recount, which runs after every one of them.
  */
 export function nodeRecountSlot(uid: string, now: Date): { afterSeconds: number; deduplicationId: string } {
-  const { window, endsAt } = daemonSetWindow(uid, now.getTime(), NODE_RECOUNT_WINDOW_SECONDS * 1000);
-  return {
-    afterSeconds: (endsAt - now.getTime()) / 1000,
-    deduplicationId: fifoSafeId(`recount:${uid}:${window}`),
-  };
+  const step = daemonSetWindowStep('recount', uid, now.getTime(), NODE_RECOUNT_WINDOW_SECONDS * 1000);
+  return { afterSeconds: (step.endsAt - now.getTime()) / 1000, deduplicationId: step.deduplicationId };
 }
 
 /** True when the ingress JSON object `json` is a requeue envelope rather than an EventBridge event. */

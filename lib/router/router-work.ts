@@ -3,8 +3,7 @@
  * queue's delay (docs/design.md, 11. Delayed work goes through the ingress queue), and how each
  * becomes an SQS message.
  */
-import { daemonSetWindow } from '../messages/daemon-set-window.ts';
-import { fifoSafeId } from '../messages/message-group-id.ts';
+import { daemonSetWindowStep } from '../messages/daemon-set-window.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import { delayedIngressMessage } from '../queue/delayed-ingress-message.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';
@@ -70,11 +69,6 @@ export function windowEndStep(
   kind: string,
 ): RoutedWork {
   const key = message.daemonSet.uid ?? `${message.daemonSet.namespace}/${message.daemonSet.name}`;
-  const { window, endsAt } = daemonSetWindow(key, now.getTime(), windowMs);
-  return {
-    to: 'delayed',
-    message,
-    notBefore: new Date(endsAt),
-    deduplicationId: fifoSafeId(`${kind}:${key}:${window}`),
-  };
+  const { endsAt, deduplicationId } = daemonSetWindowStep(kind, key, now.getTime(), windowMs);
+  return { to: 'delayed', message, notBefore: new Date(endsAt), deduplicationId };
 }
