@@ -57,10 +57,16 @@ export const ec2CauseSchema = z.object({
   state: z.enum(ec2InstanceStates),
 });
 
-/** A scheduled re-check of everything; `at` is the schedule tick, so each tick is distinct work. */
+/**
+ * A re-check of everything (the schedule, a relay's relist, `everynode resync`): `at` is when it was
+ * asked (an EventBridge event's time, to the second) and `eventId` the event asking, so two resyncs
+ * within one second are distinct work while one event delivered twice is not. Without `eventId`
+ * (messages sent before it was carried) the tick's time alone tells resyncs apart.
+ */
 export const resyncCauseSchema = z.object({
   type: z.literal('resync'),
   at: z.iso.datetime({ offset: true }),
+  eventId: z.string().min(1).optional(),
 });
 
 /**

@@ -89,6 +89,6 @@ export function causeOfTrigger(trigger: Readonly<Trigger>): MessageCause {
     case 'ec2':
       return { type: 'ec2', eventId: trigger.eventId, instanceId: trigger.instanceId, state: trigger.state };
     case 'resync':
-      return { type: 'resync', at: trigger.time };
+      return { type: 'resync', at: trigger.time, eventId: trigger.eventId };
   }
 }

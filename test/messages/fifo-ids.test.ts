@@ -137,6 +137,18 @@ describe('messageDeduplicationId', () => {
       same: false,
     },
     {
+      name: 'two resyncs asked within one second',
+      a: aNodeMessage('n1', { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'e1' }),
+      b: aNodeMessage('n1', { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'e2' }),
+      same: false,
+    },
+    {
+      name: 'one resync event delivered twice',
+      a: aNodeMessage('n1', { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'e1' }),
+      b: aNodeMessage('n1', { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'e1' }),
+      same: true,
+    },
+    {
       name: 'one EC2 event delivered twice',
       a: aNodeMessage('n1', { type: 'ec2', eventId: 'e', instanceId: 'i-1', state: 'running' }),
       b: aNodeMessage('n1', { type: 'ec2', eventId: 'e', instanceId: 'i-1', state: 'running' }),

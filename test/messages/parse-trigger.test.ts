@@ -93,13 +93,13 @@ describe('parseTrigger', () => {
       name: 'an everynode resync',
       body: anEvent('Everynode Resync', 'everynode.scheduler', { v: 1, reason: 'schedule' }),
       trigger: { type: 'resync', reason: 'schedule' },
-      cause: { type: 'resync', at: '2026-01-01T00:00:00Z' },
+      cause: { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'evt-1' },
     },
     {
       name: 'a classic scheduled event',
       body: anEvent('Scheduled Event', 'aws.events', {}),
       trigger: { type: 'resync', time: '2026-01-01T00:00:00Z' },
-      cause: { type: 'resync', at: '2026-01-01T00:00:00Z' },
+      cause: { type: 'resync', at: '2026-01-01T00:00:00Z', eventId: 'evt-1' },
     },
     {
       name: 'a replayed watch event',
