@@ -69,6 +69,17 @@ function unwatched(runs: readonly RelayRunReport[], from: number, to: number): A
   return gaps.filter(([a, b]) => b > a);
 }
 
+/** What the relay runs did so far, for a failed expectation's message: a stalled chain shows why. */
+function chainStory(world: OfflineDeployment): string {
+  const runs = finishedRuns(world).map(
+    (r) => `${r.timestamp} ${r.runId} ${r.trigger} ${r.outcome} successor=${r.successor ?? '-'}`,
+  );
+  const warnings = world.logs('relay').filter((l) => /"level":"(WARN|ERROR)"/.test(l));
+  return [`relay stats ${JSON.stringify(world.functions.relay.stats)}`, ...runs, ...warnings.slice(-20)].join(
+    '\n',
+  );
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const linux = { labels: { 'kubernetes.io/os': 'linux' } };
 
@@ -165,7 +176,7 @@ describe.runIf(kubectlBinary)('the relay’s successor chain, deployed offline',
       await sleep(500);
     }
     const chainedIn = Date.now() - start;
-    expect(handedOverSince().length).toBeGreaterThanOrEqual(3);
+    expect(handedOverSince().length, chainStory(world)).toBeGreaterThanOrEqual(3);
 
     // The watchdog's invocation found the lease fresh and exited without watching.
     expect(tickFiredAt).toBeDefined();
@@ -235,7 +246,11 @@ describe.runIf(kubectlBinary)('the relay’s successor chain, deployed offline',
     // Crash the run holding the lease shortly after it took over (its successor is not due yet).
     const handedOver = () => finishedRuns(world).filter((r) => r.outcome === 'handed-over').length;
     const before = handedOver();
-    await world.until('the next hand-over', () => handedOver() > before, 15_000);
+    await world
+      .until('the next hand-over', () => handedOver() > before, 15_000)
+      .catch((error: unknown) => {
+        throw new Error(`${String(error)}\n${chainStory(world)}`);
+      });
     await sleep(300);
     const relay = world.functions.relay;
     const { invocations, errors } = relay.stats;
