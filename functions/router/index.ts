@@ -37,7 +37,6 @@ export const handler = createRouterHandler(
     logger,
     counters: metricsCounters(metrics),
     clock: () => new Date(),
-    statusWindowSeconds: config.statusWindowSeconds,
     // EC2 events for nodes without spec.providerID are matched by the instance's private DNS name;
     // the EC2 client is loaded on the first such event, not at init.
     privateDnsNameOf: ec2PrivateDnsNames(),

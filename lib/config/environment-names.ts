@@ -30,8 +30,6 @@ export const EnvironmentName = {
   ingressQueueUrl: 'EVERYNODE_INGRESS_QUEUE_URL',
   /** An SQS endpoint override (a local emulator); unset on AWS. */
   sqsEndpoint: 'EVERYNODE_SQS_ENDPOINT',
-  /** The router's coalescing window of status refreshes, in seconds. */
-  statusWindowSeconds: 'EVERYNODE_STATUS_WINDOW_SECONDS',
   /** The EventBridge bus the relay sends its triggers to. */
   eventBusName: 'EVERYNODE_EVENT_BUS_NAME',
   /** The SSM parameter holding the relay's watch checkpoint. */

@@ -102,7 +102,6 @@ export function localComponents(
     logger: log('router'),
     counters,
     clock: () => new Date(),
-    ...(options.statusWindowSeconds ? { statusWindowSeconds: options.statusWindowSeconds } : {}),
   });
   const reconcileHandler = reconcileHandlerFor(options, queues, counters, log('reconcile'));
   return { relayKube: kubeFor('relay'), viewKube: kubeFor('cli'), routerHandler, reconcileHandler, log };

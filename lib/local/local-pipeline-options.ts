@@ -33,8 +33,6 @@ export interface LocalPipelineOptions {
   readonly reconcileConcurrency?: number;
   /** The fewest nodes a kept node LIST must hold for the DaemonSet steps to plan on it again (default 2,000). */
   readonly nodeListReuseMinNodes?: number;
-  /** Coalescing window of status refreshes in seconds (default 2). */
-  readonly statusWindowSeconds?: number;
   /** Where log lines go (default nowhere), and from which level (default INFO). */
   readonly log?: (line: string) => void;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';

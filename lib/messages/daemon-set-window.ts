@@ -7,6 +7,16 @@
  */
 import { fifoSafeId } from './message-group-id.ts';
 
+/**
+ * The status-refresh window, in seconds: one for the relay's coalescing, the router's refreshes and
+ * the reconciler's requeues, and not configurable. The relay drops a DaemonSet's status-only changes
+ * after the first of a window because the router's refresh runs at that window's end, and a requeue
+ * collapses into the refresh because both name the same window: windows of different lengths
+ * would end at different moments, and a change dropped after one window's end would wait for the
+ * DaemonSet's next event.
+ */
+export const STATUS_WINDOW_SECONDS = 2;
+
 /** The window of `windowMs` holding `atMs` for DaemonSet `key`: its number and when it ends (ms since the epoch). */
 export function daemonSetWindow(
   key: string,

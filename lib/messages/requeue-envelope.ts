@@ -6,7 +6,7 @@
  * the remaining delay, which chains waits longer than 15 minutes.
  */
 import * as z from 'zod';
-import { daemonSetWindowStep } from './daemon-set-window.ts';
+import { daemonSetWindowStep, STATUS_WINDOW_SECONDS } from './daemon-set-window.ts';
 import { type ParseResult, parseJsonObject } from './parse-json-object.ts';
 import { type WorkMessage, workMessageSchema } from './work-message.ts';
 
@@ -41,12 +41,6 @@ export function formatRequeueEnvelope(
     requeueEnvelopeSchema.parse(deduplicationId ? { ...envelope, deduplicationId } : envelope),
   );
 }
-
-/**
- * The status-refresh window of the router (docs/design.md, 12. The status-refresh window), in
- * seconds.
- */
-export const STATUS_WINDOW_SECONDS = 2;
 
 /**
  * When a DaemonSet step asked to run again `afterSeconds` from `now` should run, and its FIFO

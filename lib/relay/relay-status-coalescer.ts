@@ -15,19 +15,14 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
-import { daemonSetWindow } from '../messages/daemon-set-window.ts';
+import { daemonSetWindow, STATUS_WINDOW_SECONDS } from '../messages/daemon-set-window.ts';
 
 /** Pod changes that only move status counts. */
 const statusOnly = new Set(['phase', 'ready', 'node']);
 
-/** The window of the relay's status coalescing, equal to the router's default. */
-export const STATUS_WINDOW_SECONDS = 2;
-
 /** Remembers, per DaemonSet, the last window in which a status-only change was forwarded. */
 export class StatusCoalescer {
   private readonly forwarded = new Map<string, number>();
-
-  constructor(private readonly windowSeconds = STATUS_WINDOW_SECONDS) {}
 
   /**
    * True when the pod event (`type`, with the relay's changed facets `changes`) of `pod` at `now`
@@ -46,7 +41,7 @@ export class StatusCoalescer {
     if (!owner) return false;
     // The router's window for this DaemonSet (shifted per DaemonSet): the refresh it sends runs at
     // its end, after every change this drops.
-    const { window } = daemonSetWindow(owner, now.getTime(), this.windowSeconds * 1000);
+    const { window } = daemonSetWindow(owner, now.getTime(), STATUS_WINDOW_SECONDS * 1000);
     if (this.forwarded.get(owner) === window) return true;
     if (this.forwarded.size > 10_000) this.forwarded.clear();
     this.forwarded.set(owner, window);

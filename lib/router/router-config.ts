@@ -12,7 +12,6 @@ const routerEnvironmentSchema = clusterEnvironmentSchema.extend({
   [EnvironmentName.workQueueUrl]: z.string().trim().min(1),
   [EnvironmentName.ingressQueueUrl]: z.string().trim().min(1),
   [EnvironmentName.sqsEndpoint]: z.string().trim().min(1).optional(),
-  [EnvironmentName.statusWindowSeconds]: z.coerce.number().int().min(1).max(60).default(2),
 });
 
 /** The router function's settings. */
@@ -22,8 +21,6 @@ export interface RouterConfig {
   readonly apiQps: number;
   readonly queues: { readonly work: string; readonly ingress: string };
   readonly sqsEndpoint?: string;
-  /** Coalescing window of status refreshes (docs/design.md, 12. The status-refresh window). */
-  readonly statusWindowSeconds: number;
 }
 
 /** The router configuration in `env`; throws a FunctionConfigError naming every bad variable. */
@@ -36,6 +33,5 @@ export function routerConfigFromEnvironment(env: Readonly<Record<string, string 
     apiQps: e[EnvironmentName.apiQps],
     queues: { work: e[EnvironmentName.workQueueUrl], ingress: e[EnvironmentName.ingressQueueUrl] },
     ...(sqsEndpoint ? { sqsEndpoint } : {}),
-    statusWindowSeconds: e[EnvironmentName.statusWindowSeconds],
   };
 }

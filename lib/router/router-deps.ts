@@ -46,11 +46,6 @@ export interface RouterDeps {
   /** Waits `ms` (default: a timer); the router holds an envelope that came under a second early. */
   readonly sleep?: (ms: number) => Promise<unknown>;
   /**
-   * Window in which readiness changes of one DaemonSet's pods collapse into one status refresh
-   * (docs/design.md, 12. The status-refresh window; default 2 s).
-   */
-  readonly statusWindowSeconds?: number;
-  /**
    * The private DNS name of an EC2 instance (EC2 DescribeInstances), for clusters whose nodes are
    * named by it but lack `spec.providerID`. Optional: without it only providerID and instance-id
    * based node names are matched.

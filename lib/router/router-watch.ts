@@ -46,7 +46,7 @@ function common(deps: Pick<RouterDeps, 'managedKind'>, cause: MessageCause) {
  * unknown: anything may have changed), caused by `cause`.
  */
 export async function routeWatch(
-  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock' | 'statusWindowSeconds'>,
+  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock'>,
   detail: Readonly<WatchEventDetail>,
   changes: readonly string[] | undefined,
   cause: MessageCause,
@@ -82,7 +82,7 @@ export async function routeWatch(
 }
 
 async function routePod(
-  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock' | 'statusWindowSeconds'>,
+  deps: Pick<RouterDeps, 'managedKind' | 'kube' | 'clock'>,
   detail: Readonly<WatchEventDetail>,
   changes: readonly string[] | undefined,
   cause: MessageCause,
@@ -99,7 +99,7 @@ async function routePod(
   const daemonSet = { namespace, name: controller.name, uid: controller.uid };
   const base = common(deps, cause);
   const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
-  const work: RoutedWork[] = [statusRefresh(status, deps.clock(), deps.statusWindowSeconds ?? 2)];
+  const work: RoutedWork[] = [statusRefresh(status, deps.clock())];
   // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`
   // (a trigger not from our relay): anything may have changed, so the pair is looked at too.
   const modifiedForPair = changes === undefined || changes.some((c) => pairChanges.has(c));

@@ -3,7 +3,7 @@
  * queue's delay (docs/design.md, 11. Delayed work goes through the ingress queue), and how each
  * becomes an SQS message.
  */
-import { daemonSetWindowStep } from '../messages/daemon-set-window.ts';
+import { daemonSetWindowStep, STATUS_WINDOW_SECONDS } from '../messages/daemon-set-window.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import { delayedIngressMessage } from '../queue/delayed-ingress-message.ts';
 import type { OutgoingMessage } from '../queue/send-messages.ts';
@@ -40,7 +40,7 @@ export function outgoingOf(
 /**
  * A coalesced status refresh of the DaemonSet `message` names
  * (docs/design.md, 12. The status-refresh window; trailing edge): delayed to the end of the
- * `windowSeconds`-long window containing `now`, with the de-duplication id
+ * {@link STATUS_WINDOW_SECONDS}-long window containing `now`, with the de-duplication id
  * `status:<uid>:<window number>`, so all readiness changes of one window become ONE DaemonSet step,
  * and that step runs after the window closed — it sees every change of the window.
  *
@@ -49,12 +49,8 @@ export function outgoingOf(
  * would not be counted until some later event. Delaying to the window's end keeps the "≤ 1 step per
  * window" bound and loses nothing, for at most one window of added latency.
  */
-export function statusRefresh(
-  message: Readonly<DaemonSetMessage>,
-  now: Date,
-  windowSeconds: number,
-): RoutedWork {
-  return windowEndStep(message, now, Math.max(1, windowSeconds) * 1000, 'status');
+export function statusRefresh(message: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
+  return windowEndStep(message, now, STATUS_WINDOW_SECONDS * 1000, 'status');
 }
 
 /**

@@ -8,7 +8,8 @@ import type { V1ControllerRevision, V1DaemonSetStatus, V1Node, V1Pod } from '@ku
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../lib/core/daemon-set.ts';
 import { daemonSetStatusFromViews } from '../../lib/core/daemon-set-status.ts';
 import { nodeViewsFor } from '../../lib/core/node-view.ts';
-import { NODE_RECOUNT_WINDOW_SECONDS, STATUS_WINDOW_SECONDS } from '../../lib/messages/requeue-envelope.ts';
+import { STATUS_WINDOW_SECONDS } from '../../lib/messages/daemon-set-window.ts';
+import { NODE_RECOUNT_WINDOW_SECONDS } from '../../lib/messages/requeue-envelope.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { figure } from './bench-cluster.ts';
 

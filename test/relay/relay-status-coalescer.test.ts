@@ -52,13 +52,13 @@ describe('StatusCoalescer', () => {
       ],
     },
   ])('$name', ({ steps }) => {
-    const coalescer = new StatusCoalescer(2);
+    const coalescer = new StatusCoalescer();
     const dropped = steps.map((s) => coalescer.coalesces(s.type, s.changes, pod(s.owner), at(s.t)));
     expect(dropped).toEqual(steps.map((s) => s.dropped));
   });
 
   it('never drops a change of a pod without a controller', () => {
-    const coalescer = new StatusCoalescer(2);
+    const coalescer = new StatusCoalescer();
     const orphan = aPod('orphan', { nodeName: 'n1' });
     expect([0, 0.1].map((t) => coalescer.coalesces('MODIFIED', ['ready'], orphan, at(t)))).toEqual([
       false,
@@ -68,7 +68,7 @@ describe('StatusCoalescer', () => {
 
   it('drops only changes before the end of the window the router delays the forwarded one to', () => {
     for (const owner of [fluentd, demo]) {
-      const coalescer = new StatusCoalescer(2);
+      const coalescer = new StatusCoalescer();
       const uid = owner.metadata?.uid ?? '';
       let refreshAt = 0;
       for (let ms = 0; ms < 10_000; ms += 37) {
@@ -83,7 +83,7 @@ describe('StatusCoalescer', () => {
           daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
           cause: { type: 'resync' as const, at: now.toISOString() },
         };
-        const refresh = statusRefresh(message, now, 2);
+        const refresh = statusRefresh(message, now);
         refreshAt = refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
       }
     }

@@ -176,14 +176,14 @@ describe('statusRefresh', () => {
     },
     { name: 'next window', at: start + 2000, notBefore: start + 4000, id: `status:uid-1:${window + 1}` },
   ])('$name', ({ at, notBefore, id }) => {
-    const refresh = statusRefresh(message, new Date(at), 2);
+    const refresh = statusRefresh(message, new Date(at));
     expect(refresh).toMatchObject({ to: 'delayed', deduplicationId: id });
     expect(refresh.to === 'delayed' && refresh.notBefore.getTime()).toBe(notBefore);
   });
 
   it('shares its window and id with a DaemonSet step requeued into the same window', () => {
     const now = new Date(start + 700);
-    const refresh = statusRefresh(message, now, 2);
+    const refresh = statusRefresh(message, now);
     const slot = daemonSetRequeueSlot('uid-1', 0.5, now);
     expect(refresh).toMatchObject({ deduplicationId: slot.deduplicationId });
     expect(refresh.to === 'delayed' && refresh.notBefore.getTime()).toBe(
@@ -198,7 +198,6 @@ describe('statusRefresh', () => {
         const refresh = statusRefresh(
           { ...message, daemonSet: { ...message.daemonSet, uid: `uid-${i}` } },
           now,
-          2,
         );
         return refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
       }),
