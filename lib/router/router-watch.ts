@@ -99,7 +99,8 @@ async function routePod(
   const daemonSet = { namespace, name: controller.name, uid: controller.uid };
   const base = common(deps, cause);
   const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
-  const work: RoutedWork[] = [statusRefresh(status, deps.clock())];
+  const refresh = statusRefresh(status, deps.clock());
+  const work: RoutedWork[] = [refresh];
   // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`
   // (a trigger not from our relay): anything may have changed, so the pair is looked at too.
   const modifiedForPair = changes === undefined || changes.some((c) => pairChanges.has(c));
@@ -118,7 +119,9 @@ async function routePod(
   }
   const gate = nodeGateWork(detail, changes, base);
   if (gate !== undefined) work.push(gate);
-  if (detail.rolloutSlot === true) work.push(rolloutSlotWork(status, deps.clock()));
+  const slot = detail.rolloutSlot === true ? rolloutSlotWork(status, deps.clock()) : undefined;
+  // A slot window ending with the status window is the status refresh's step: the same step, once.
+  if (slot !== undefined && !dueTogether(slot, refresh)) work.push(slot);
   return { work };
 }
 
@@ -136,6 +139,11 @@ async function routePod(
  */
 function rolloutSlotWork(status: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
   return windowEndStep(status, now, ROLLOUT_SLOT_WINDOW_MS, 'slot');
+}
+
+/** True when `a` and `b` are delayed steps due at the same moment. */
+function dueTogether(a: Readonly<RoutedWork>, b: Readonly<RoutedWork>): boolean {
+  return a.to === 'delayed' && b.to === 'delayed' && a.notBefore.getTime() === b.notBefore.getTime();
 }
 
 /**

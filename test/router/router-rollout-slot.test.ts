@@ -1,8 +1,9 @@
 /**
  * Router rules for pod events that free a rolling-update slot (`rolloutSlot`): on top of what any
  * pod event routes, the DaemonSet's `daemonset` step is sent at the end of the short slot window
- * (not the status window's), de-duplicated by that window; every other pod event keeps only its
- * status refresh at the end of the status window.
+ * (not the status window's), de-duplicated by that window, unless that window ends with the status
+ * window (the status refresh is then that step); every other pod event keeps only its status
+ * refresh at the end of the status window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
@@ -19,9 +20,13 @@ let world: RouterWorld;
 let delayed: OutgoingMessage[];
 let deps: RouterDeps;
 const STATUS_WINDOW_MS = 2000;
-/** The start of the fluentd DaemonSet's slot window holding the test's start (windows are shifted per DaemonSet). */
+/**
+ * The start of the fluentd DaemonSet's status window holding the test's start (windows are shifted
+ * per DaemonSet), which is also the start of its first slot window: the slot windows of one status
+ * window are its four quarters, and only the last ends with it.
+ */
 const slotWindowStart = () =>
-  daemonSetWindow(world.fluentdUid, started, ROLLOUT_SLOT_WINDOW_MS).endsAt - ROLLOUT_SLOT_WINDOW_MS;
+  daemonSetWindow(world.fluentdUid, started, STATUS_WINDOW_MS).endsAt - STATUS_WINDOW_MS;
 const started = Date.now();
 let now = new Date(started);
 
@@ -158,6 +163,18 @@ describe('router rules for pod events that free a rolling-update slot', () => {
     const received = await world.drainWork();
     expect(received.map((r) => [r.groupId, r.deduplicationId])).toEqual([
       ['ds:kube-system/fluentd', fifoSafeId(`slot:${world.fluentdUid}:${window}`)],
+    ]);
+  });
+
+  it('sends no slot step of its own in the slot window that ends with the status window', async () => {
+    delayed = [];
+    now = new Date(slotWindowStart() + STATUS_WINDOW_MS - ROLLOUT_SLOT_WINDOW_MS + 100);
+    const body = pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: true });
+    await routeIngressMessage(body, deps, new RecentlySent());
+    await world.drainWork();
+    const { window } = daemonSetWindow(world.fluentdUid, now.getTime(), STATUS_WINDOW_MS);
+    expect(envelopes().map((e) => [e.notBefore, e.deduplicationId])).toEqual([
+      [at(slotWindowStart() + STATUS_WINDOW_MS), fifoSafeId(`status:${world.fluentdUid}:${window}`)],
     ]);
   });
 });
