@@ -37,6 +37,8 @@ export class ObjectCache {
   readonly #hashes = new Lru<string>(1024);
   readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
   readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
+  /** The latest node LIST, whole: a LIST of more nodes than the map above holds is still all kept. */
+  #listedNodes: Recent<ReadonlyMap<string, V1Node>> | undefined;
   /** The latest copy of each DaemonSet read, by uid: what the node readiness gate keys are known from. */
   readonly #latestDaemonSets = new Lru<Recent<DaemonSet>>(1024);
 
@@ -113,14 +115,31 @@ export class ObjectCache {
 
   /** The node `name` as read less than {@link RECENT_READ_MS} before `nowMs`, if any. */
   recentNode(name: string, nowMs: number): V1Node | undefined {
-    const recent = this.#recentNodes.get(name);
+    const read = this.#recentNodes.get(name);
+    const listed = this.#listedNodes;
+    const inList = listed?.value.get(name);
+    const recent =
+      inList !== undefined && listed !== undefined && (read === undefined || listed.at > read.at)
+        ? { value: inList, at: listed.at }
+        : read;
     return recent !== undefined && nowMs - recent.at < RECENT_READ_MS ? recent.value : undefined;
   }
 
-  /** Remembers fresh reads of `nodes` made at `nowMs`. */
+  /** Remembers fresh reads of `nodes` made at `nowMs` (GETs, written nodes). */
   putRecentNodes(nodes: readonly Readonly<V1Node>[], nowMs: number): void {
     for (const node of nodes)
       this.#recentNodes.set(node.metadata?.name ?? '', { value: node as V1Node, at: nowMs });
+  }
+
+  /**
+   * Remembers a LIST of every node begun at `listedAtMs`, in place of an older one: its nodes serve
+   * {@link recentNode} wherever no later single read of the node was remembered.
+   */
+  putListedNodes(nodes: readonly Readonly<V1Node>[], listedAtMs: number): void {
+    if (this.#listedNodes !== undefined && this.#listedNodes.at > listedAtMs) return;
+    const byName = new Map<string, V1Node>();
+    for (const node of nodes) byName.set(node.metadata?.name ?? '', node as V1Node);
+    this.#listedNodes = { value: byName, at: listedAtMs };
   }
 
   /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */

@@ -106,7 +106,7 @@ async function readAround(
   ]);
   const nodes = sharedNodes.value;
   if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
-    deps.objects.putRecentNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+    deps.objects.putListedNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);
