@@ -124,11 +124,13 @@ export async function syncClaimedDaemonSet(
   await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
   const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
-  const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
+  // Expected before the deletes go out: a deletion's event brings the pair step that creates the
+  // replacement, and at 250 deletes a step the first of those runs before the last delete is sent.
   for (const action of rollout) {
     if (action.type === 'delete')
       deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
   }
+  const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   await yieldToEventLoop();
   const fan = await fanOutPairs(deps, {
