@@ -283,4 +283,20 @@ describe('router rules (ingress message → work queue)', () => {
     const received = await world.drainWork();
     expect(received.map((r) => r.message.cause.type)).toEqual(['watch', 'replay']);
   });
+
+  it('runs two resyncs asked within one second twice, and one resync delivered twice once', async () => {
+    const scoped = { v: 1, scope: { namespace: 'kiada', name: 'demo' } };
+    const first = envelope('everynode.relay', RESYNC_DETAIL_TYPE, scoped);
+    // Another event of the same second: EventBridge times are whole seconds.
+    const second = JSON.stringify({
+      ...JSON.parse(envelope('everynode.relay', RESYNC_DETAIL_TYPE, scoped)),
+      time: JSON.parse(first).time,
+    });
+    for (const body of [first, first, second]) await routeIngressMessage(body, world.deps);
+    const received = await world.drainWork();
+    expect(received.map((r) => describeWork(r.message))).toEqual([
+      'daemonset:kiada/demo (no uid)',
+      'daemonset:kiada/demo (no uid)',
+    ]);
+  });
 });
