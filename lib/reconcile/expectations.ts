@@ -12,8 +12,13 @@ import { Lru } from './lru.ts';
  */
 export const FAN_OUT_MEMORY_MS = 20_000;
 
-/** How long the DaemonSet step leaves a pair whose old pod it deleted to that deletion's event. */
-export const REPLACEMENT_WAIT_MS = 10_000;
+/**
+ * How long the DaemonSet step leaves a pair whose old pod it deleted to that deletion's event: as
+ * long as a fan-out is remembered, for the same reason — a step's 250 deletions bring 250 pair
+ * messages at once, and at 20,000 nodes some waited past 10 s, so the next step fanned their
+ * pairs out too and one of the two creates answered AlreadyExists.
+ */
+export const REPLACEMENT_WAIT_MS = FAN_OUT_MEMORY_MS;
 
 /** The key the ledger files a (DaemonSet, node) pair under: the DaemonSet's uid and the node's name. */
 export function pairKey(daemonSetUid: string, nodeName: string): string {
