@@ -56,8 +56,7 @@ export function daemonSetRequeueSlot(
   now: Date,
 ): { afterSeconds: number; deduplicationId: string } {
   const wanted = now.getTime() + Math.max(0, afterSeconds) * 1000;
-  const step = daemonSetWindowStep('status', uid, wanted, STATUS_WINDOW_SECONDS * 1000);
-  return { afterSeconds: (step.endsAt - now.getTime()) / 1000, deduplicationId: step.deduplicationId };
+  return requeueSlot('status', uid, wanted, STATUS_WINDOW_SECONDS, now);
 }
 
 /**
@@ -74,7 +73,18 @@ export const NODE_RECOUNT_WINDOW_SECONDS = 10;
  * of a window share one recount, which runs after every one of them.
  */
 export function nodeRecountSlot(uid: string, now: Date): { afterSeconds: number; deduplicationId: string } {
-  const step = daemonSetWindowStep('recount', uid, now.getTime(), NODE_RECOUNT_WINDOW_SECONDS * 1000);
+  return requeueSlot('recount', uid, now.getTime(), NODE_RECOUNT_WINDOW_SECONDS, now);
+}
+
+/** The window step of `kind` wanted at `wantedMs` (see daemonSetWindowStep), as a delay from `now`. */
+function requeueSlot(
+  kind: string,
+  uid: string,
+  wantedMs: number,
+  windowSeconds: number,
+  now: Date,
+): { afterSeconds: number; deduplicationId: string } {
+  const step = daemonSetWindowStep(kind, uid, wantedMs, windowSeconds * 1000);
   return { afterSeconds: (step.endsAt - now.getTime()) / 1000, deduplicationId: step.deduplicationId };
 }
 

@@ -38,7 +38,7 @@ export class ObjectCache {
   readonly #recentDaemonSets = new Lru<Recent<DaemonSet>>(1024);
   readonly #recentNodes = new Lru<Recent<V1Node>>(16_384);
   /** The latest node LIST, whole: a LIST of more nodes than the map above holds is still all kept. */
-  #listedNodes: Recent<ReadonlyMap<string, V1Node>> | undefined;
+  #listedNodes: (Recent<ReadonlyMap<string, V1Node>> & { readonly items: readonly object[] }) | undefined;
   /** The latest copy of each DaemonSet read, by uid: what the node readiness gate keys are known from. */
   readonly #latestDaemonSets = new Lru<Recent<DaemonSet>>(1024);
 
@@ -136,10 +136,12 @@ export class ObjectCache {
    * {@link recentNode} wherever no later single read of the node was remembered.
    */
   putListedNodes(nodes: readonly Readonly<V1Node>[], listedAtMs: number): void {
-    if (this.#listedNodes !== undefined && this.#listedNodes.at > listedAtMs) return;
+    const kept = this.#listedNodes;
+    // The steps sharing one LIST (or planning on a kept one) each hand it in: it is indexed once.
+    if (kept !== undefined && (kept.at > listedAtMs || kept.items === nodes)) return;
     const byName = new Map<string, V1Node>();
     for (const node of nodes) byName.set(node.metadata?.name ?? '', node as V1Node);
-    this.#listedNodes = { value: byName, at: listedAtMs };
+    this.#listedNodes = { value: byName, at: listedAtMs, items: nodes };
   }
 
   /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */
