@@ -7,6 +7,7 @@
  */
 import type { V1DaemonSet, V1DaemonSetStatus } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { daemonSetWindow, STATUS_WINDOW_SECONDS } from '../../lib/messages/daemon-set-window.ts';
 import type { RequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
 import { eventually, podTriggers } from '../support/journal-triggers.ts';
@@ -97,7 +98,14 @@ describe('freed rolling-update slots: relay → router against the simulated clu
 
     // The router sends the DaemonSet's step, due at the end of its slot window, for the slot
     // trigger only, caused by the pod's event; every pod trigger keeps its status refresh.
-    const { deps, delayed } = world.router();
+    // Routed early in the DaemonSet's status window: the slot windows of its last quarter end with
+    // it, and there the status refresh is the slot step (router-rollout-slot.test.ts).
+    const router = world.router();
+    const statusWindowStart =
+      daemonSetWindow(agent.metadata?.uid ?? '', Date.now(), STATUS_WINDOW_SECONDS * 1000).endsAt -
+      STATUS_WINDOW_SECONDS * 1000;
+    const deps = { ...router.deps, clock: () => new Date(statusWindowStart + 100) };
+    const { delayed } = router;
     for (const trigger of seen) await routeIngressMessage(trigger.body, deps, new RecentlySent());
     expect(await world.drainWork()).toEqual([]);
     const isSlot = (e: RequeueEnvelope) => e.deduplicationId?.startsWith('slot:') === true;
