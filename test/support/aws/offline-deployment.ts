@@ -71,6 +71,8 @@ export interface OfflineDeployment extends Pick<PipelineWorld, 'pods' | 'placeme
   operatorCli(args: readonly string[]): Promise<string>;
   queueUrl(name: QueueName): string;
   queueDepth(name: QueueName): Promise<{ visible: number; inFlight: number }>;
+  /** The body of every message queue `name` holds (ready, delayed or in flight), seen without receiving. */
+  queueBodies(name: QueueName): string[];
   /** Every line the function's containers printed so far. */
   logs(fn: EverynodeFunction): string[];
   stop(): Promise<void>;
@@ -349,6 +351,12 @@ async function deploy(
         visible: Number(answer.Attributes?.ApproximateNumberOfMessages ?? 0),
         inFlight: Number(answer.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
       };
+    },
+    queueBodies: (name) => {
+      const queue = queues.find((q) => q.url === queueUrls[name]);
+      const held = queue && fauxqs.inspectQueue(queue.name)?.messages;
+      if (!held) throw new Error(`queue ${name} is not deployed`);
+      return [...held.ready, ...held.delayed, ...held.inflight.map((m) => m.message)].map((m) => m.body);
     },
     logs: (fn) => functions[fn].logs.map((l) => l.line),
     stop: stopAll,
