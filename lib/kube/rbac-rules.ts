@@ -90,10 +90,10 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['patch'],
     },
     {
-      why: 'Daemon pods: listed by selector and node (reconcile-daemon-set.ts, claim-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).',
+      why: "Daemon pods: listed by selector and node (reconcile-daemon-set.ts, claim-pods.ts), watched from a kept LIST's version to catch it up (catch-up-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).",
       apiGroups: [''],
       resources: ['pods'],
-      verbs: ['list', 'create', 'delete', 'patch'],
+      verbs: ['list', 'watch', 'create', 'delete', 'patch'],
     },
     {
       why: 'event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',

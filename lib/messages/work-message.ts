@@ -52,6 +52,14 @@ export const daemonSetMessageSchema = z.object({
    * (resyncs, other senders): the step lists. Kept on requeues; not part of the de-duplication id.
    */
   nodesVersion: z.string().min(1).max(64).optional(),
+  /**
+   * The resourceVersion of the pod change behind this message (the newest change of the
+   * DaemonSet's pods the relay had forwarded when it sent the trigger): a process keeping the
+   * DaemonSet's pods catches them up by a watch to at least that version instead of listing them
+   * all again (docs/design.md, 15. The DaemonSet step). Absent (DaemonSet changes, resyncs, other
+   * senders): the step lists. Kept on requeues; not part of the de-duplication id.
+   */
+  podsVersion: z.string().min(1).max(64).optional(),
 });
 
 /** Make node `node` right for every managed DaemonSet. */

@@ -15,8 +15,9 @@ import type { DaemonSetMessage } from '../messages/work-message.ts';
 import { claimPods } from './claim-pods.ts';
 import { EventReason } from './event-recorder.ts';
 import { RECENT_READ_MS } from './object-cache.ts';
+import { readDaemonSetPods } from './read-daemon-set-pods.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
-import { labelSelectorQuery, violationQueries } from './selector-query.ts';
+import { violationQueries } from './selector-query.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
 import { type DaemonSetReads, syncClaimedDaemonSet } from './sync-claimed-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-daemon-set-status.ts';
@@ -50,7 +51,10 @@ async function readDaemonSet(
   // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
   if (ds !== undefined && named && !ds.metadata?.deletionTimestamp) return ds;
   const gone = uid ?? (named ? ds?.metadata?.uid : undefined);
-  if (gone !== undefined) deps.objects.forgetDaemonSet(gone);
+  if (gone !== undefined) {
+    deps.objects.forgetDaemonSet(gone);
+    deps.keptPods.forget(gone);
+  }
   return undefined;
 }
 
@@ -91,8 +95,14 @@ async function readAround(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   receivedAt: number,
-  nodesVersion: string | undefined,
-): Promise<DaemonSetReads & { readonly nodesKept: boolean; readonly nodesListedFrom: number }> {
+  versions: Pick<DaemonSetMessage, 'nodesVersion' | 'podsVersion'>,
+): Promise<
+  DaemonSetReads & {
+    readonly nodesKept: boolean;
+    readonly podsKept: boolean;
+    readonly nodesListedFrom: number;
+  }
+> {
   const namespace = ds.metadata?.namespace ?? 'default';
   const listedAt = deps.clock().getTime();
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
@@ -100,8 +110,8 @@ async function readAround(
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
   const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
     deps.kube.listControllerRevisions(namespace),
-    readNodes(deps, receivedAt, nodesVersion),
-    listPods(labelSelectorQuery(ds.spec?.selector)),
+    readNodes(deps, receivedAt, versions.nodesVersion),
+    readDaemonSetPods(deps, ds, versions.podsVersion),
     ...violationQueries(ds.spec?.selector, own).map(listPods),
   ]);
   const nodes = sharedNodes.value;
@@ -119,6 +129,7 @@ async function readAround(
     nodesResourceVersion: nodes.resourceVersion,
     listedAt,
     nodesKept: sharedNodes.kept === true,
+    podsKept: matching.kept,
     nodesListedFrom: sharedNodes.startedAt,
   };
 }
@@ -154,7 +165,7 @@ export async function reconcileDaemonSet(
   if (ds === undefined) return emptyReport();
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
-  const reads = await readAround(deps, ds, receivedAt, message.nodesVersion);
+  const reads = await readAround(deps, ds, receivedAt, message);
   const claim = await claimPods(deps, ds, reads.pods);
   const sync = await syncClaimedDaemonSet(
     deps,
@@ -173,7 +184,7 @@ export async function reconcileDaemonSet(
     await deps.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
     reports.push({ ...emptyReport(), requeues: 1 });
   }
-  if (reads.nodesKept) {
+  if (reads.nodesKept || reads.podsKept) {
     if (await requeueRecount(deps, named)) reports.push({ ...emptyReport(), requeues: 1 });
   } else deps.nodeListReuse.noteFresh(uid, reads.nodesListedFrom);
   return sumReports(...reports);
@@ -200,11 +211,11 @@ async function requeueRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMe
   const uid = message.daemonSet.uid ?? '';
   const slot = nodeRecountSlot(uid, now);
   if (deps.nodeListReuse.asked(uid, slot.deduplicationId)) return false;
-  const { nodesVersion: _kept, ...fresh } = withRequeueCause(
-    message,
-    RECOUNT_REASON,
-    now,
-  ) as DaemonSetMessage;
+  const {
+    nodesVersion: _nodes,
+    podsVersion: _pods,
+    ...fresh
+  } = withRequeueCause(message, RECOUNT_REASON, now) as DaemonSetMessage;
   await deps.requeue.requeue(fresh, slot.afterSeconds, slot.deduplicationId);
   deps.nodeListReuse.noteAsked(uid, slot.deduplicationId);
   return true;

@@ -15,6 +15,7 @@ import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/s
 import { EventRecorder } from './event-recorder.ts';
 import { Expectations } from './expectations.ts';
 import { FanOutFeeds } from './fan-out-feed.ts';
+import { KeptPodLists } from './kept-pod-lists.ts';
 import { NodeListReuse } from './node-list-reuse.ts';
 import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
@@ -64,5 +65,6 @@ export function reconcileDepsFor(
     nodeList: new SharedRead(),
     daemonSetSteps: new StepLimiter(1),
     nodeListReuse: new NodeListReuse(config.nodeListReuseMinNodes),
+    keptPods: new KeptPodLists(),
   };
 }

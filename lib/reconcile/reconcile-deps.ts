@@ -11,6 +11,7 @@ import type { EventRecorder } from './event-recorder.ts';
 import type { Expectations } from './expectations.ts';
 import type { FanOutFeeds } from './fan-out-feed.ts';
 import type { FanOutState } from './fan-out-message.ts';
+import type { KeptPodLists } from './kept-pod-lists.ts';
 import type { NodeListReuse } from './node-list-reuse.ts';
 import type { ObjectCache } from './object-cache.ts';
 import type { SharedRead } from './shared-read.ts';
@@ -38,4 +39,6 @@ export interface ReconcileDeps {
   readonly daemonSetSteps: StepLimiter;
   /** When the DaemonSet steps plan on a kept node LIST, and the recounts that follow (see NodeListReuse). */
   readonly nodeListReuse: NodeListReuse;
+  /** Each DaemonSet's pods as its latest step read them, caught up by a watch by the next (see KeptPodLists). */
+  readonly keptPods: KeptPodLists;
 }

@@ -98,7 +98,13 @@ async function routePod(
   }
   const daemonSet = { namespace, name: controller.name, uid: controller.uid };
   const base = common(deps, cause);
-  const status: DaemonSetMessage = { ...base, kind: 'daemonset', daemonSet, ...nodesVersionOf(detail) };
+  const status: DaemonSetMessage = {
+    ...base,
+    kind: 'daemonset',
+    daemonSet,
+    ...nodesVersionOf(detail),
+    podsVersion: detail.resourceVersion,
+  };
   const refresh = statusRefresh(status, deps.clock());
   const work: RoutedWork[] = [refresh];
   // ADDED: a pod was created (by us, usually): only the counts change. MODIFIED without `changes`

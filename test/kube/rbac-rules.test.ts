@@ -132,6 +132,9 @@ function routerAndReconcileCases(): Case[] {
     rec('lists the pods of a node (reconcile-node.ts)', '', 'pods', 'list', (s) =>
       s.kube.reconcile.listPods({ fieldSelector: 'spec.nodeName=n1' }),
     ),
+    rec('catches a kept pod LIST up (catch-up-pods.ts)', '', 'pods', 'watch', (s) =>
+      watchOnce(s.kube.reconcile, 'pods'),
+    ),
     rec('creates a daemon pod (action-executor.ts)', '', 'pods', 'create', (s) =>
       s.kube.reconcile.createPod(aNewPod('p-new')),
     ),

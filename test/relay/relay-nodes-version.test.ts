@@ -37,6 +37,7 @@ describe('the node version on pod and DaemonSet triggers: relay → router', () 
     };
     let stamped: { ds?: string; afterLabel?: string; afterAnnotation?: string } = {};
     let bodies: string[] = [];
+    let added = '';
     let labelled = '';
     try {
       const ds = world.sim.store.create('apps/daemonsets', newDaemonSet('agent')) as unknown as V1DaemonSet;
@@ -64,6 +65,10 @@ describe('the node version on pod and DaemonSet triggers: relay → router', () 
       bodies = (await world.triggers('journal'))
         .filter((s) => s.detail.kind === 'Pod' && s.detail.name === 'agent-a' && s.detail.event === 'ADDED')
         .map((s) => s.body);
+      added =
+        (await world.triggers('journal')).find(
+          (s) => s.detail.kind === 'Pod' && s.detail.name === 'agent-a' && s.detail.event === 'ADDED',
+        )?.detail.resourceVersion ?? '';
     } finally {
       await relay.stop();
     }
@@ -73,12 +78,14 @@ describe('the node version on pod and DaemonSet triggers: relay → router', () 
     expect(stamped.afterLabel).toBe(labelled);
     expect(stamped.afterAnnotation).toBe(labelled);
 
-    // The router's status refresh of the pod's event carries the version to the DaemonSet step.
+    // The router's status refresh of the pod's event carries the version to the DaemonSet step, and
+    // the pod event's own version, up to which the step catches its kept pods up.
+    expect(added).not.toBe('');
     const { deps, delayed } = world.router();
     for (const body of bodies) await routeIngressMessage(body, deps, new RecentlySent());
     expect(await world.drainWork()).toEqual([]);
     expect(delayed.map((e) => e.message)).toMatchObject([
-      { kind: 'daemonset', daemonSet: { name: 'agent' }, nodesVersion: labelled },
+      { kind: 'daemonset', daemonSet: { name: 'agent' }, nodesVersion: labelled, podsVersion: added },
     ]);
   });
 });

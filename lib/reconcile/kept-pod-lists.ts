@@ -1,0 +1,80 @@
+/**
+ * The pods of each DaemonSet as the latest step of it in this process read them, kept to be caught
+ * up by a watch instead of listed again (docs/design.md, 15. The DaemonSet step: "A pod LIST is
+ * caught up by a watch"). A table is taken out while a step catches it up and put back after, so a
+ * step that fails leaves none behind and the next one lists.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { WatchEvent } from '../kube/kube-port.ts';
+
+/**
+ * How many pods the kept tables of a process hold at most, all DaemonSets together (about 2.5 KB
+ * each decoded): three DaemonSets of 20,000 pods, which is what a process runs steps of at once.
+ */
+export const KEPT_PODS_BUDGET = 60_000;
+
+/** One DaemonSet's pods matching its selector, at `resourceVersion`. */
+export interface KeptPods {
+  /** The namespace and label selector the pods were read with: a changed selector lists again. */
+  readonly query: string;
+  /** The pods by uid. */
+  readonly pods: Map<string, V1Pod>;
+  /** The version the table shows the selection at: the LIST's, then the last event's or bookmark's. */
+  resourceVersion: string;
+  /** When the LIST the table started from began (ms since the epoch). */
+  readonly listedAt: number;
+}
+
+/** `event` applied to `table`: the pod set or removed, the version moved on. */
+export function applyPodEvent(table: KeptPods, event: Readonly<WatchEvent<V1Pod>>): void {
+  if (event.type !== 'BOOKMARK') {
+    const uid = event.object.metadata?.uid ?? '';
+    if (event.type === 'DELETED') table.pods.delete(uid);
+    else table.pods.set(uid, event.object);
+  }
+  table.resourceVersion = event.resourceVersion;
+}
+
+export class KeptPodLists {
+  /** The tables by DaemonSet uid, least recently put first. */
+  readonly #tables = new Map<string, KeptPods>();
+  readonly #budget: number;
+  #pods = 0;
+
+  constructor(budget = KEPT_PODS_BUDGET) {
+    this.#budget = budget;
+  }
+
+  /** Takes DaemonSet `uid`'s table out when it was read with `query`; undefined otherwise. */
+  take(uid: string, query: string): KeptPods | undefined {
+    const table = this.#tables.get(uid);
+    if (table === undefined) return undefined;
+    this.forget(uid);
+    return table.query === query ? table : undefined;
+  }
+
+  /** Keeps `table` as DaemonSet `uid`'s, dropping the least recently kept tables beyond the budget. */
+  put(uid: string, table: KeptPods): void {
+    this.forget(uid);
+    this.#tables.set(uid, table);
+    this.#pods += table.pods.size;
+    for (const [oldest, kept] of this.#tables) {
+      if (this.#pods <= this.#budget || oldest === uid) break;
+      this.#tables.delete(oldest);
+      this.#pods -= kept.pods.size;
+    }
+  }
+
+  /** Forgets DaemonSet `uid`'s table (it was deleted or re-created). */
+  forget(uid: string): void {
+    const table = this.#tables.get(uid);
+    if (table === undefined) return;
+    this.#tables.delete(uid);
+    this.#pods -= table.pods.size;
+  }
+
+  /** How many pods the tables hold. */
+  get size(): number {
+    return this.#pods;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The pods matching a DaemonSet's selector for its step (docs/design.md, 15. The DaemonSet step: "A
+ * pod LIST is caught up by a watch"): the process's kept table caught up to the trigger's pod
+ * version when there is one, else a LIST from the watch cache, kept when it is large enough to be
+ * worth catching up next time.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { DaemonSet } from '../core/daemon-set.ts';
+import type { ListResult } from '../kube/kube-port.ts';
+import { catchUpPods } from './catch-up-pods.ts';
+import type { ReconcileDeps } from './reconcile-deps.ts';
+import { labelSelectorQuery } from './selector-query.ts';
+
+/**
+ * How long a kept pod table may be caught up after the LIST it started from: at least one LIST of
+ * a DaemonSet's pods a minute while its steps run, besides the recounts (as for nodes).
+ */
+export const POD_LIST_REUSE_MS = 60_000;
+
+/** The pods and whether they came from a kept table rather than a LIST made for this step. */
+export type DaemonSetPods = ListResult<V1Pod> & { readonly kept: boolean };
+
+/**
+ * The pods matching `ds`'s selector: with `podsVersion` (the newest change of the DaemonSet's pods
+ * the trigger knew of), the kept table caught up to at least that version, if the process holds
+ * one younger than {@link POD_LIST_REUSE_MS}; otherwise, or when the catch-up fails, a LIST.
+ */
+export async function readDaemonSetPods(
+  deps: Pick<ReconcileDeps, 'kube' | 'clock' | 'keptPods' | 'nodeListReuse'>,
+  ds: Readonly<DaemonSet>,
+  podsVersion: string | undefined,
+): Promise<DaemonSetPods> {
+  const namespace = ds.metadata?.namespace ?? 'default';
+  const labelSelector = labelSelectorQuery(ds.spec?.selector);
+  const uid = ds.metadata?.uid ?? '';
+  const query = `${namespace}/${labelSelector}`;
+  const startedAt = deps.clock().getTime();
+  const table = deps.keptPods.take(uid, query);
+  if (
+    podsVersion !== undefined &&
+    table !== undefined &&
+    startedAt - table.listedAt <= POD_LIST_REUSE_MS &&
+    (await catchUpPods(deps.kube, { namespace, labelSelector }, table, podsVersion))
+  ) {
+    deps.keptPods.put(uid, table);
+    return { items: [...table.pods.values()], resourceVersion: table.resourceVersion, kept: true };
+  }
+  const list = await deps.kube.listPods({ namespace, labelSelector, allowStale: true });
+  if (deps.nodeListReuse.worthKeeping(list.items.length)) {
+    const pods = new Map(list.items.map((pod) => [pod.metadata?.uid ?? '', pod]));
+    deps.keptPods.put(uid, { query, pods, resourceVersion: list.resourceVersion, listedAt: startedAt });
+  }
+  return { ...list, kept: false };
+}

@@ -1,0 +1,126 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { catchUpPods } from '../../lib/reconcile/catch-up-pods.ts';
+import { KeptPodLists, type KeptPods } from '../../lib/reconcile/kept-pod-lists.ts';
+import { NodeListReuse } from '../../lib/reconcile/node-list-reuse.ts';
+import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { aDaemonSet, aNode } from '../support/builders.ts';
+import { createDaemonSet, daemonSetMessage, podsOf } from '../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
+
+const NODES = ['n1', 'n2', 'n3'];
+
+/** A kept table of `count` pods under query `q`. */
+function tableOf(count: number, q = 'default/app=a'): KeptPods {
+  const pods = new Map<string, V1Pod>();
+  for (let i = 0; i < count; i += 1) pods.set(`p${i}`, { metadata: { uid: `p${i}` } });
+  return { query: q, pods, resourceVersion: '1', listedAt: 0 };
+}
+
+describe('the kept pod tables of a process', () => {
+  it('hand a table out once, only for the query it was read with', () => {
+    const kept = new KeptPodLists(100);
+    kept.put('a', tableOf(3));
+    expect(kept.take('a', 'default/app=b')).toBeUndefined();
+    expect(kept.take('a', 'default/app=a')).toBeUndefined();
+    kept.put('a', tableOf(3));
+    expect(kept.take('a', 'default/app=a')?.pods.size).toBe(3);
+    expect(kept.take('a', 'default/app=a')).toBeUndefined();
+    expect(kept.size).toBe(0);
+  });
+
+  it('drop the least recently kept tables beyond their pod budget, never the one just kept', () => {
+    const kept = new KeptPodLists(10);
+    kept.put('a', tableOf(4));
+    kept.put('b', tableOf(4));
+    kept.put('c', tableOf(4));
+    expect(kept.size).toBe(8);
+    expect(kept.take('a', 'default/app=a')).toBeUndefined();
+    kept.put('big', tableOf(20));
+    expect(kept.size).toBe(20);
+    expect(kept.take('big', 'default/app=a')?.pods.size).toBe(20);
+  });
+});
+
+describe('a DaemonSet step catches its kept pods up by a watch', () => {
+  let harness: Harness;
+  let message: DaemonSetMessage;
+  beforeAll(async () => {
+    harness = await startReconcileHarness({ nodes: NODES.map((name) => aNode(name)), pollWork: false });
+    (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
+    message = daemonSetMessage(createDaemonSet(harness, aDaemonSet('agent'))) as DaemonSetMessage;
+    await reconcileDaemonSet(harness.deps, message, Date.now());
+    const deadline = Date.now() + 10_000;
+    while (pods().length < NODES.length && Date.now() < deadline) await harness.invokeOnce(1);
+    expect(pods()).toHaveLength(NODES.length);
+  });
+  afterAll(async () => harness?.stop());
+
+  const pods = () => podsOf(harness, message.daemonSet.uid ?? '');
+  const count = (verb: string) =>
+    harness.sim.counters.total({ verb, resource: 'pods', userAgent: RECONCILE_USER_AGENT });
+  /** One step of `message` with `podsVersion`; resolves to the pod LISTs and watches it made. */
+  const step = async (podsVersion?: string) => {
+    const [lists, watches] = [count('list'), count('watch')];
+    const stamped = podsVersion === undefined ? message : { ...message, podsVersion };
+    await reconcileDaemonSet(harness.deps, stamped, Date.now());
+    return { lists: count('list') - lists, watches: count('watch') - watches };
+  };
+  const status = () =>
+    (harness.sim.store.get('apps/daemonsets', 'default', 'agent') as KubeObject).status as {
+      currentNumberScheduled?: number;
+      desiredNumberScheduled?: number;
+    };
+  const versionOf = (pod: Readonly<V1Pod>) => pod.metadata?.resourceVersion ?? '';
+
+  it('lists without a version, plans on the kept table for a version it covers, watches for a newer one', async () => {
+    const fresh = await step();
+    expect(fresh.watches).toBe(0);
+    const newest = pods()
+      .map(versionOf)
+      .sort((a, b) => a.length - b.length || a.localeCompare(b))
+      .at(-1);
+    // The kept table already shows the version: neither a LIST of the DaemonSet's pods nor a watch.
+    expect(await step(newest)).toEqual({ lists: fresh.lists - 1, watches: 0 });
+
+    // A pod removed after the table was read: the step must see it gone.
+    const gone = pods()[0] as V1Pod;
+    const deleted = harness.sim.store.delete('pods', 'default', gone.metadata?.name ?? '');
+    expect(await step(deleted.metadata.resourceVersion)).toEqual({ lists: fresh.lists - 1, watches: 1 });
+    expect(status()).toMatchObject({ desiredNumberScheduled: 3, currentNumberScheduled: 2 });
+  });
+
+  it('lists when the version never comes to its watch', async () => {
+    const stalled = await step('999999999');
+    expect(stalled.watches).toBe(1);
+    expect(stalled.lists).toBeGreaterThanOrEqual(2);
+  }, 10_000);
+
+  it('drops a pod that stops matching the selector, as a LIST would', async () => {
+    const listed = await harness.deps.kube.listPods({ namespace: 'default', labelSelector: 'app=agent' });
+    const table: KeptPods = {
+      query: 'default/app=agent',
+      pods: new Map(listed.items.map((p) => [p.metadata?.uid ?? '', p])),
+      resourceVersion: listed.resourceVersion,
+      listedAt: Date.now(),
+    };
+    const [moved] = listed.items as [V1Pod];
+    const relabelled = harness.sim.store.update('pods', {
+      ...moved,
+      metadata: { ...moved.metadata, labels: { ...moved.metadata?.labels, app: 'other' } },
+    } as unknown as KubeObject);
+    const reached = await catchUpPods(
+      harness.deps.kube,
+      { namespace: 'default', labelSelector: 'app=agent' },
+      table,
+      relabelled.metadata.resourceVersion ?? '',
+    );
+    expect(reached).toBe(true);
+    expect(table.pods.has(moved.metadata?.uid ?? '')).toBe(false);
+    expect(table.pods.size).toBe(listed.items.length - 1);
+    expect(table.resourceVersion).toBe(relabelled.metadata.resourceVersion);
+  });
+});
