@@ -72,6 +72,7 @@ function watchRequestFor(
     apiVersion: target.apiVersion,
     kind: target.kind,
     signal: options.signal,
+    ...(options.onOpen ? { onOpen: options.onOpen } : {}),
     doing: `watching ${resource}${scope ? ` in namespace ${options.namespace}` : ''} from resourceVersion ${options.resourceVersion}`,
   };
 }

@@ -107,6 +107,11 @@ export interface WatchOptions {
   readonly timeoutSeconds?: number;
   /** Ends the watch early. */
   readonly signal?: AbortSignal;
+  /**
+   * Called once the API server answered the watch: the changes it held by then (after the version
+   * asked for) are on their way, sent before any later one.
+   */
+  readonly onOpen?: () => void;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface WatchRequest {
   readonly apiVersion: string;
   readonly kind: string;
   readonly signal?: AbortSignal;
+  /** Called once the server answered 200. */
+  readonly onOpen?: () => void;
   /** What is being watched, for error messages ("watching pods"). */
   readonly doing: string;
 }
@@ -107,6 +109,7 @@ export async function* watchEvents<T>(
   let response: IncomingMessage | undefined;
   try {
     response = await open(connection, hooks, request);
+    request.onOpen?.();
     for await (const line of createInterface({ input: response, crlfDelay: Number.POSITIVE_INFINITY })) {
       if (line.trim() === '') continue;
       yield eventOf<T>(JSON.parse(line) as RawEvent, request);

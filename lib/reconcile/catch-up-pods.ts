@@ -13,10 +13,18 @@ import { applyPodEvent, type KeptPods } from './kept-pod-lists.ts';
 export const POD_CATCH_UP_TIMEOUT_MS = 1_000;
 
 /**
- * How long the watch must stay quiet, once the trigger's version is reached, before the catch-up
- * ends: the API server sends the changes it holds at once, so this takes what it had sent by then.
+ * How long the watch must stay quiet, once the API server answered it and the trigger's version is
+ * reached, before the catch-up ends: the server sends the changes it holds at once, so this takes
+ * every change it had when it answered — what a LIST from its watch cache would have shown.
  */
 export const POD_CATCH_UP_QUIET_MS = 5;
+
+/**
+ * How long after the answer the catch-up ends even if the watch never falls quiet: the changes the
+ * server held were sent at once, and what comes this late is new (a DaemonSet whose pods change
+ * every few milliseconds would otherwise keep the step reading until the timeout).
+ */
+export const POD_CATCH_UP_SETTLE_MS = 50;
 
 /** Where to catch up: the table's namespace and label selector. */
 export interface PodSelection {
@@ -32,10 +40,12 @@ function atLeast(version: string, wanted: string): boolean {
 
 /**
  * Applies to `table` the changes of its selection after its version, until it shows at least
- * `version` (the newest change of the DaemonSet's pods the trigger knew of) and the watch then falls
- * quiet. True when it got there; false when the table's version is too old for the API server's
- * watch window (410 Gone) or `version` did not come within {@link POD_CATCH_UP_TIMEOUT_MS}: the table
- * is then only partly caught up and the caller lists instead.
+ * `version` (the change behind the trigger) and the watch, once answered, falls quiet: so the table
+ * also shows what happened after the trigger was sent, the deletes of an earlier step of the
+ * DaemonSet in another process among them. Always one watch, even when the table is already that
+ * new. True when it got there; false when the table's version is too old for the API server's watch
+ * window (410 Gone) or the catch-up took longer than {@link POD_CATCH_UP_TIMEOUT_MS}: the table is
+ * then only partly caught up and the caller lists instead.
  */
 export async function catchUpPods(
   kube: Pick<KubePort, 'watch'>,
@@ -43,25 +53,36 @@ export async function catchUpPods(
   table: KeptPods,
   version: string,
 ): Promise<boolean> {
-  if (atLeast(table.resourceVersion, version)) return true;
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), POD_CATCH_UP_TIMEOUT_MS);
+  let answered: () => void = () => undefined;
+  const opened = new Promise<number>((resolve) => {
+    answered = () => resolve(Date.now() + POD_CATCH_UP_SETTLE_MS);
+  });
   const events = kube
-    .watch('pods', { ...selection, resourceVersion: table.resourceVersion, signal: abort.signal })
+    .watch('pods', {
+      ...selection,
+      resourceVersion: table.resourceVersion,
+      signal: abort.signal,
+      onOpen: () => answered(),
+    })
     [Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<WatchEvent<V1Pod>>> | undefined;
-  let reached = false;
+  let reached = atLeast(table.resourceVersion, version);
   try {
     for (;;) {
       pending = events.next();
-      const next = reached ? await Promise.race([pending, quietFor(POD_CATCH_UP_QUIET_MS)]) : await pending;
-      if (next === quiet || next.done) return reached;
+      const next = reached
+        ? await Promise.race([pending, opened.then((settled) => quietFor(POD_CATCH_UP_QUIET_MS, settled))])
+        : await pending;
+      if (next === quiet) return true;
+      if (next.done) return false;
       pending = undefined;
       applyPodEvent(table, next.value);
       reached ||= atLeast(table.resourceVersion, version);
     }
   } catch (error) {
-    if (abort.signal.aborted || error instanceof GoneError) return false;
+    if (error instanceof GoneError) return false;
     throw error;
   } finally {
     clearTimeout(deadline);
@@ -71,6 +92,8 @@ export async function catchUpPods(
   }
 }
 
-function quietFor(ms: number): Promise<typeof quiet> {
-  return new Promise((resolve) => setTimeout(() => resolve(quiet), ms));
+/** Resolves after `ms`, or at `settled` (ms since the epoch) if that is sooner. */
+function quietFor(ms: number, settled: number): Promise<typeof quiet> {
+  const wait = Math.max(0, Math.min(ms, settled - Date.now()));
+  return new Promise((resolve) => setTimeout(() => resolve(quiet), wait));
 }

@@ -8,8 +8,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { WatchEvent } from '../kube/kube-port.ts';
 
 /**
- * How many pods the kept tables of a process hold at most, all DaemonSets together (about 2.5 KB
- * each decoded): three DaemonSets of 20,000 pods, which is what a process runs steps of at once.
+ * How many pods the kept tables of a process hold at most, all DaemonSets together: three
+ * DaemonSets of 20,000 pods. Beyond it the least recently kept table is dropped, and its
+ * DaemonSet's next step lists.
  */
 export const KEPT_PODS_BUDGET = 60_000;
 
@@ -23,14 +24,33 @@ export interface KeptPods {
   resourceVersion: string;
   /** When the LIST the table started from began (ms since the epoch). */
   readonly listedAt: number;
+  /**
+   * The pods the DaemonSet's steps in this process deleted since, by uid, with when: shown as being
+   * deleted until their DELETED event comes, as upstream's deletion expectations hold a sync back.
+   * A catch-up ends at the trigger's version, which may be older than the step's own deletes.
+   */
+  readonly deleting: Map<string, Date>;
+}
+
+/** The table's pods, those its steps deleted and whose deletion it has not seen marked as being deleted. */
+export function keptPodsOf(table: Readonly<KeptPods>): V1Pod[] {
+  const pods = [...table.pods.values()];
+  if (table.deleting.size === 0) return pods;
+  return pods.map((pod) => {
+    const since = table.deleting.get(pod.metadata?.uid ?? '');
+    if (since === undefined || pod.metadata?.deletionTimestamp) return pod;
+    return { ...pod, metadata: { ...pod.metadata, deletionTimestamp: since } };
+  });
 }
 
 /** `event` applied to `table`: the pod set or removed, the version moved on. */
 export function applyPodEvent(table: KeptPods, event: Readonly<WatchEvent<V1Pod>>): void {
   if (event.type !== 'BOOKMARK') {
     const uid = event.object.metadata?.uid ?? '';
-    if (event.type === 'DELETED') table.pods.delete(uid);
-    else table.pods.set(uid, event.object);
+    if (event.type === 'DELETED') {
+      table.pods.delete(uid);
+      table.deleting.delete(uid);
+    } else table.pods.set(uid, event.object);
   }
   table.resourceVersion = event.resourceVersion;
 }
@@ -63,6 +83,12 @@ export class KeptPodLists {
       this.#tables.delete(oldest);
       this.#pods -= kept.pods.size;
     }
+  }
+
+  /** DaemonSet `uid`'s step is deleting the pods `podUids` at `at` (see {@link KeptPods.deleting}). */
+  noteDeleting(uid: string, podUids: readonly string[], at: Date): void {
+    const table = this.#tables.get(uid);
+    for (const podUid of table === undefined ? [] : podUids) table?.deleting.set(podUid, at);
   }
 
   /** Forgets DaemonSet `uid`'s table (it was deleted or re-created). */

@@ -8,6 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import type { ListResult } from '../kube/kube-port.ts';
 import { catchUpPods } from './catch-up-pods.ts';
+import { keptPodsOf } from './kept-pod-lists.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { labelSelectorQuery } from './selector-query.ts';
 
@@ -43,12 +44,19 @@ export async function readDaemonSetPods(
     (await catchUpPods(deps.kube, { namespace, labelSelector }, table, podsVersion))
   ) {
     deps.keptPods.put(uid, table);
-    return { items: [...table.pods.values()], resourceVersion: table.resourceVersion, kept: true };
+    return { items: keptPodsOf(table), resourceVersion: table.resourceVersion, kept: true };
   }
   const list = await deps.kube.listPods({ namespace, labelSelector, allowStale: true });
   if (deps.nodeListReuse.worthKeeping(list.items.length)) {
     const pods = new Map(list.items.map((pod) => [pod.metadata?.uid ?? '', pod]));
-    deps.keptPods.put(uid, { query, pods, resourceVersion: list.resourceVersion, listedAt: startedAt });
+    const deleting = new Map<string, Date>();
+    deps.keptPods.put(uid, {
+      query,
+      pods,
+      resourceVersion: list.resourceVersion,
+      listedAt: startedAt,
+      deleting,
+    });
   }
   return { ...list, kept: false };
 }

@@ -126,10 +126,14 @@ export async function syncClaimedDaemonSet(
   const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
   // Expected before the deletes go out: a deletion's event brings the pair step that creates the
   // replacement, and at 250 deletes a step the first of those runs before the last delete is sent.
-  for (const action of rollout) {
-    if (action.type === 'delete')
-      deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
-  }
+  const deletes = rollout.flatMap((action) => (action.type === 'delete' ? [action] : []));
+  for (const action of deletes)
+    deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
+  deps.keptPods.noteDeleting(
+    ds.metadata?.uid ?? '',
+    deletes.map((action) => action.uid),
+    now,
+  );
   const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   await yieldToEventLoop();

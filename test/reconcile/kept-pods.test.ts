@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
 import { catchUpPods } from '../../lib/reconcile/catch-up-pods.ts';
-import { KeptPodLists, type KeptPods } from '../../lib/reconcile/kept-pod-lists.ts';
+import {
+  applyPodEvent,
+  KeptPodLists,
+  type KeptPods,
+  keptPodsOf,
+} from '../../lib/reconcile/kept-pod-lists.ts';
 import { NodeListReuse } from '../../lib/reconcile/node-list-reuse.ts';
 import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
@@ -17,7 +22,7 @@ const NODES = ['n1', 'n2', 'n3'];
 function tableOf(count: number, q = 'default/app=a'): KeptPods {
   const pods = new Map<string, V1Pod>();
   for (let i = 0; i < count; i += 1) pods.set(`p${i}`, { metadata: { uid: `p${i}` } });
-  return { query: q, pods, resourceVersion: '1', listedAt: 0 };
+  return { query: q, pods, resourceVersion: '1', listedAt: 0, deleting: new Map() };
 }
 
 describe('the kept pod tables of a process', () => {
@@ -42,6 +47,29 @@ describe('the kept pod tables of a process', () => {
     kept.put('big', tableOf(20));
     expect(kept.size).toBe(20);
     expect(kept.take('big', 'default/app=a')?.pods.size).toBe(20);
+  });
+});
+
+describe("a kept table's own deletes", () => {
+  it('show as being deleted until their DELETED event comes', () => {
+    const kept = new KeptPodLists(100);
+    const table = tableOf(2);
+    kept.put('a', table);
+    const at = new Date('2026-12-02T08:00:00Z');
+    kept.noteDeleting('a', ['p0'], at);
+    kept.noteDeleting('unknown', ['p1'], at);
+    expect(keptPodsOf(table).map((p) => p.metadata?.deletionTimestamp)).toEqual([at, undefined]);
+    // An older change of the pod, replayed by the catch-up, does not bring it back to life.
+    applyPodEvent(table, {
+      type: 'MODIFIED',
+      object: { metadata: { uid: 'p0', name: 'x' } },
+      resourceVersion: '2',
+    });
+    expect(keptPodsOf(table)[0]?.metadata).toEqual({ uid: 'p0', name: 'x', deletionTimestamp: at });
+    applyPodEvent(table, { type: 'DELETED', object: { metadata: { uid: 'p0' } }, resourceVersion: '3' });
+    expect(keptPodsOf(table).map((p) => p.metadata?.uid)).toEqual(['p1']);
+    expect(table.deleting.size).toBe(0);
+    expect(table.resourceVersion).toBe('3');
   });
 });
 
@@ -83,8 +111,8 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
       .map(versionOf)
       .sort((a, b) => a.length - b.length || a.localeCompare(b))
       .at(-1);
-    // The kept table already shows the version: neither a LIST of the DaemonSet's pods nor a watch.
-    expect(await step(newest)).toEqual({ lists: fresh.lists - 1, watches: 0 });
+    // The kept table already shows the version: still one watch (for what came since), no LIST.
+    expect(await step(newest)).toEqual({ lists: fresh.lists - 1, watches: 1 });
 
     // A pod removed after the table was read: the step must see it gone.
     const gone = pods()[0] as V1Pod;
@@ -106,6 +134,7 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
       pods: new Map(listed.items.map((p) => [p.metadata?.uid ?? '', p])),
       resourceVersion: listed.resourceVersion,
       listedAt: Date.now(),
+      deleting: new Map(),
     };
     const [moved] = listed.items as [V1Pod];
     const relabelled = harness.sim.store.update('pods', {
