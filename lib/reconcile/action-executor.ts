@@ -138,6 +138,8 @@ async function createOne(
     try {
       const made = await deps.kube.createPod(pod);
       report.created++;
+      const version = made.metadata?.resourceVersion;
+      if (version !== undefined) deps.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
       deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
       return made.metadata?.resourceVersion;
     } catch (error) {

@@ -19,13 +19,6 @@ export const POD_CATCH_UP_TIMEOUT_MS = 1_000;
  */
 export const POD_CATCH_UP_QUIET_MS = 5;
 
-/**
- * How long after the answer the catch-up ends even if the watch never falls quiet: the changes the
- * server held were sent at once, and what comes this late is new (a DaemonSet whose pods change
- * every few milliseconds would otherwise keep the step reading until the timeout).
- */
-export const POD_CATCH_UP_SETTLE_MS = 50;
-
 /** Where to catch up: the table's namespace and label selector. */
 export interface PodSelection {
   readonly namespace: string;
@@ -56,8 +49,8 @@ export async function catchUpPods(
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), POD_CATCH_UP_TIMEOUT_MS);
   let answered: () => void = () => undefined;
-  const opened = new Promise<number>((resolve) => {
-    answered = () => resolve(Date.now() + POD_CATCH_UP_SETTLE_MS);
+  const opened = new Promise<void>((resolve) => {
+    answered = resolve;
   });
   const events = kube
     .watch('pods', {
@@ -73,7 +66,7 @@ export async function catchUpPods(
     for (;;) {
       pending = events.next();
       const next = reached
-        ? await Promise.race([pending, opened.then((settled) => quietFor(POD_CATCH_UP_QUIET_MS, settled))])
+        ? await Promise.race([pending, opened.then(() => quietFor(POD_CATCH_UP_QUIET_MS))])
         : await pending;
       if (next === quiet) return true;
       if (next.done) return false;
@@ -92,8 +85,6 @@ export async function catchUpPods(
   }
 }
 
-/** Resolves after `ms`, or at `settled` (ms since the epoch) if that is sooner. */
-function quietFor(ms: number, settled: number): Promise<typeof quiet> {
-  const wait = Math.max(0, Math.min(ms, settled - Date.now()));
-  return new Promise((resolve) => setTimeout(() => resolve(quiet), wait));
+function quietFor(ms: number): Promise<typeof quiet> {
+  return new Promise((resolve) => setTimeout(() => resolve(quiet), ms));
 }

@@ -6,6 +6,8 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { WatchEvent } from '../kube/kube-port.ts';
+import { compareResourceVersions } from '../kube/resource-version.ts';
+import { Lru } from './lru.ts';
 
 /**
  * How many pods the kept tables of a process hold at most, all DaemonSets together: three
@@ -60,6 +62,8 @@ export class KeptPodLists {
   readonly #tables = new Map<string, KeptPods>();
   readonly #budget: number;
   #pods = 0;
+  /** The resourceVersion of the newest pod this process created, by DaemonSet uid. */
+  readonly #created = new Lru<string>(4096);
 
   constructor(budget = KEPT_PODS_BUDGET) {
     this.#budget = budget;
@@ -89,6 +93,23 @@ export class KeptPodLists {
   noteDeleting(uid: string, podUids: readonly string[], at: Date): void {
     const table = this.#tables.get(uid);
     for (const podUid of table === undefined ? [] : podUids) table?.deleting.set(podUid, at);
+  }
+
+  /**
+   * A step of this process created a pod of DaemonSet `uid` at `resourceVersion`: a later catch-up
+   * of the DaemonSet's table reads at least that far, so its plan sees the pod, as upstream's
+   * creation expectations hold a sync back until the informer saw its creates.
+   */
+  noteCreated(uid: string, resourceVersion: string): void {
+    const known = this.#created.get(uid);
+    if (known === undefined || (compareResourceVersions(resourceVersion, known) ?? -1) > 0)
+      this.#created.set(uid, resourceVersion);
+  }
+
+  /** The newer of `version` and the newest pod this process created for DaemonSet `uid`. */
+  catchUpTarget(uid: string, version: string): string {
+    const created = this.#created.get(uid);
+    return created !== undefined && (compareResourceVersions(created, version) ?? -1) > 0 ? created : version;
   }
 
   /** Forgets DaemonSet `uid`'s table (it was deleted or re-created). */

@@ -41,7 +41,12 @@ export async function readDaemonSetPods(
     podsVersion !== undefined &&
     table !== undefined &&
     startedAt - table.listedAt <= POD_LIST_REUSE_MS &&
-    (await catchUpPods(deps.kube, { namespace, labelSelector }, table, podsVersion))
+    (await catchUpPods(
+      deps.kube,
+      { namespace, labelSelector },
+      table,
+      deps.keptPods.catchUpTarget(uid, podsVersion),
+    ))
   ) {
     deps.keptPods.put(uid, table);
     return { items: keptPodsOf(table), resourceVersion: table.resourceVersion, kept: true };
