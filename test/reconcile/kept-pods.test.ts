@@ -50,6 +50,18 @@ describe('the kept pod tables of a process', () => {
   });
 });
 
+describe("a kept table's own creates", () => {
+  it('raise the version a catch-up reads to, never lower it', () => {
+    const kept = new KeptPodLists(100);
+    expect(kept.catchUpTarget('a', '50')).toBe('50');
+    kept.noteCreated('a', '70');
+    kept.noteCreated('a', '60');
+    expect(kept.catchUpTarget('a', '50')).toBe('70');
+    expect(kept.catchUpTarget('a', '80')).toBe('80');
+    expect(kept.catchUpTarget('b', '50')).toBe('50');
+  });
+});
+
 describe("a kept table's own deletes", () => {
   it('show as being deleted until their DELETED event comes', () => {
     const kept = new KeptPodLists(100);
