@@ -128,7 +128,9 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
 
     // A pod removed after the table was read: the step must see it gone.
     const gone = pods()[0] as V1Pod;
-    const deleted = harness.sim.store.delete('pods', 'default', gone.metadata?.name ?? '');
+    const deleted = harness.sim.store.delete('pods', 'default', gone.metadata?.name ?? '', {
+      gracePeriodSeconds: 0,
+    });
     expect(await step(deleted.metadata.resourceVersion)).toEqual({ lists: fresh.lists - 1, watches: 1 });
     expect(status()).toMatchObject({ desiredNumberScheduled: 3, currentNumberScheduled: 2 });
   });
