@@ -27,10 +27,7 @@ export class NodeListReuse {
     this.#minNodes = minNodes;
   }
 
-  /**
-   * True when a kept LIST of `nodes` objects is large enough to be planned on again: nodes, or a
-   * DaemonSet's pods caught up by a watch (read-daemon-set-pods.ts), whose LIST costs as much.
-   */
+  /** True when a kept LIST of `nodes` nodes is large enough to be planned on again. */
   worthKeeping(nodes: number): boolean {
     return nodes >= this.#minNodes;
   }

@@ -27,7 +27,7 @@ export type DaemonSetPods = ListResult<V1Pod> & { readonly kept: boolean };
  * one younger than {@link POD_LIST_REUSE_MS}; otherwise, or when the catch-up fails, a LIST.
  */
 export async function readDaemonSetPods(
-  deps: Pick<ReconcileDeps, 'kube' | 'clock' | 'keptPods' | 'nodeListReuse'>,
+  deps: Pick<ReconcileDeps, 'kube' | 'clock' | 'keptPods'>,
   ds: Readonly<DaemonSet>,
   podsVersion: string | undefined,
 ): Promise<DaemonSetPods> {
@@ -52,7 +52,7 @@ export async function readDaemonSetPods(
     return { items: keptPodsOf(table), resourceVersion: table.resourceVersion, kept: true };
   }
   const list = await deps.kube.listPods({ namespace, labelSelector, allowStale: true });
-  if (deps.nodeListReuse.worthKeeping(list.items.length)) {
+  if (deps.keptPods.worthKeeping(list.items.length)) {
     const pods = new Map(list.items.map((pod) => [pod.metadata?.uid ?? '', pod]));
     const deleting = new Map<string, Date>();
     deps.keptPods.put(uid, {

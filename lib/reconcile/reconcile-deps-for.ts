@@ -15,7 +15,7 @@ import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../queue/s
 import { EventRecorder } from './event-recorder.ts';
 import { Expectations } from './expectations.ts';
 import { FanOutFeeds } from './fan-out-feed.ts';
-import { KeptPodLists } from './kept-pod-lists.ts';
+import { KEPT_PODS_BUDGET, KEPT_PODS_MIN, KeptPodLists } from './kept-pod-lists.ts';
 import { NodeListReuse } from './node-list-reuse.ts';
 import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
@@ -65,6 +65,10 @@ export function reconcileDepsFor(
     nodeList: new SharedRead(),
     daemonSetSteps: new StepLimiter(1),
     nodeListReuse: new NodeListReuse(config.nodeListReuseMinNodes),
-    keptPods: new KeptPodLists(),
+    // The node LIST setting lowers the pods' threshold too (tests plan on kept LISTs of any size).
+    keptPods: new KeptPodLists(
+      KEPT_PODS_BUDGET,
+      Math.min(config.nodeListReuseMinNodes ?? KEPT_PODS_MIN, KEPT_PODS_MIN),
+    ),
   };
 }

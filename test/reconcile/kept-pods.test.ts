@@ -5,6 +5,8 @@ import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.t
 import { catchUpPods } from '../../lib/reconcile/catch-up-pods.ts';
 import {
   applyPodEvent,
+  KEPT_PODS_BUDGET,
+  KEPT_PODS_MIN,
   KeptPodLists,
   type KeptPods,
   keptPodsOf,
@@ -50,6 +52,14 @@ describe('the kept pod tables of a process', () => {
   });
 });
 
+describe('which pod LISTs are kept', () => {
+  it('those of at least the threshold, 500 pods unless set lower', () => {
+    expect(new KeptPodLists().worthKeeping(KEPT_PODS_MIN - 1)).toBe(false);
+    expect(new KeptPodLists().worthKeeping(KEPT_PODS_MIN)).toBe(true);
+    expect(new KeptPodLists(KEPT_PODS_BUDGET, 0).worthKeeping(3)).toBe(true);
+  });
+});
+
 describe("a kept table's own creates", () => {
   it('raise the version a catch-up reads to, never lower it', () => {
     const kept = new KeptPodLists(100);
@@ -91,6 +101,7 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
   beforeAll(async () => {
     harness = await startReconcileHarness({ nodes: NODES.map((name) => aNode(name)), pollWork: false });
     (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
+    (harness.deps as { keptPods: KeptPodLists }).keptPods = new KeptPodLists(KEPT_PODS_BUDGET, 0);
     message = daemonSetMessage(createDaemonSet(harness, aDaemonSet('agent'))) as DaemonSetMessage;
     await reconcileDaemonSet(harness.deps, message, Date.now());
     const deadline = Date.now() + 10_000;
