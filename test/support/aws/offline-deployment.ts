@@ -19,7 +19,7 @@ import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
 import { createRbacObjects } from '../../../lib/cli/least-privilege-sim.ts';
 import type { EverynodeFunction } from '../../../lib/kube/function-groups.ts';
@@ -70,7 +70,6 @@ export interface OfflineDeployment extends Pick<PipelineWorld, 'pods' | 'placeme
   /** `everynode <args>` in a process of its own, as the operator; resolves to its output. */
   operatorCli(args: readonly string[]): Promise<string>;
   queueUrl(name: QueueName): string;
-  queueDepth(name: QueueName): Promise<{ visible: number; inFlight: number }>;
   /** The body of every message queue `name` holds (ready, delayed or in flight), seen without receiving. */
   queueBodies(name: QueueName): string[];
   /** Every line the function's containers printed so far. */
@@ -340,18 +339,6 @@ async function deploy(
     kubectl: (args, stdin) => runKubectl(kubeconfigPath, stateDir, args, stdin),
     operatorCli: (args) => runCli(args, { PATH: process.env.PATH ?? '', HOME: stateDir, ...operatorEnv }),
     queueUrl: (name) => queueUrls[name],
-    queueDepth: async (name) => {
-      const answer = await operatorSqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queueUrls[name],
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-        }),
-      );
-      return {
-        visible: Number(answer.Attributes?.ApproximateNumberOfMessages ?? 0),
-        inFlight: Number(answer.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
-      };
-    },
     queueBodies: (name) => {
       const queue = queues.find((q) => q.url === queueUrls[name]);
       const held = queue && fauxqs.inspectQueue(queue.name)?.messages;
