@@ -20,3 +20,11 @@ export function compareResourceVersions(a: string, b: string): -1 | 0 | 1 | unde
   if (a === b) return 0;
   return a < b ? -1 : 1;
 }
+
+/**
+ * True when `version` is known to be at least `wanted`; false when it is older or the two do not
+ * compare (a version that is not well-formed promises nothing).
+ */
+export function isAtLeast(version: string, wanted: string): boolean {
+  return (compareResourceVersions(version, wanted) ?? -1) >= 0;
+}

@@ -141,7 +141,7 @@ async function createOne(
       const version = made.metadata?.resourceVersion;
       if (version !== undefined) deps.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
       deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
-      return made.metadata?.resourceVersion;
+      return version;
     } catch (error) {
       if (isNamespaceGone(error)) {
         report.namespaceGone++;

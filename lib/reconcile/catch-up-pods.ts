@@ -6,7 +6,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { GoneError } from '../kube/kube-api-errors.ts';
 import type { KubePort, WatchEvent } from '../kube/kube-port.ts';
-import { compareResourceVersions } from '../kube/resource-version.ts';
+import { isAtLeast } from '../kube/resource-version.ts';
 import { applyPodEvent, type KeptPods } from './kept-pod-lists.ts';
 
 /** How long a catch-up may wait to reach the trigger's version before the step lists instead. */
@@ -26,10 +26,6 @@ export interface PodSelection {
 }
 
 const quiet = Symbol('quiet');
-
-function atLeast(version: string, wanted: string): boolean {
-  return (compareResourceVersions(version, wanted) ?? -1) >= 0;
-}
 
 /**
  * Applies to `table` the changes of its selection after its version, until it shows at least
@@ -61,7 +57,7 @@ export async function catchUpPods(
     })
     [Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<WatchEvent<V1Pod>>> | undefined;
-  let reached = atLeast(table.resourceVersion, version);
+  let reached = isAtLeast(table.resourceVersion, version);
   try {
     for (;;) {
       pending = events.next();
@@ -72,7 +68,7 @@ export async function catchUpPods(
       if (next.done) return false;
       pending = undefined;
       applyPodEvent(table, next.value);
-      reached ||= atLeast(table.resourceVersion, version);
+      reached ||= isAtLeast(table.resourceVersion, version);
     }
   } catch (error) {
     if (error instanceof GoneError) return false;

@@ -3,7 +3,7 @@
  * (upstream's ControllerExpectations): the LISTs it planned from, the pair messages it fanned out
  * and the replacements it awaits. See docs/design.md, 10. Caches and expectations.
  */
-import { compareResourceVersions } from '../kube/resource-version.ts';
+import { compareResourceVersions, isAtLeast } from '../kube/resource-version.ts';
 import { Lru } from './lru.ts';
 
 /**
@@ -75,9 +75,7 @@ export class Expectations {
     const seen = this.#pairsListed.get(pair);
     if (seen === undefined) return false;
     if (seen.writes.includes(resourceVersion)) return true;
-    return (
-      seen.listedAt !== undefined && (compareResourceVersions(seen.listedAt, resourceVersion) ?? -1) >= 0
-    );
+    return seen.listedAt !== undefined && isAtLeast(seen.listedAt, resourceVersion);
   }
 
   /**

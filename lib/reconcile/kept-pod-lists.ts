@@ -37,8 +37,8 @@ export interface KeptPods {
   readonly listedAt: number;
   /**
    * The pods the DaemonSet's steps in this process deleted since, by uid, with when: shown as being
-   * deleted until their DELETED event comes, as upstream's deletion expectations hold a sync back.
-   * A catch-up ends at the trigger's version, which may be older than the step's own deletes.
+   * deleted until their DELETED event comes, as upstream's deletion expectations hold a sync back,
+   * so an older event of such a pod that a catch-up applies does not count it as running again.
    */
   readonly deleting: Map<string, Date>;
 }

@@ -9,7 +9,7 @@ import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { validateDaemonSet } from '../core/validation.ts';
 import type { ListResult } from '../kube/kube-port.ts';
-import { compareResourceVersions } from '../kube/resource-version.ts';
+import { isAtLeast } from '../kube/resource-version.ts';
 import { daemonSetRequeueSlot, nodeRecountSlot, withRequeueCause } from '../messages/requeue-envelope.ts';
 import type { DaemonSetMessage } from '../messages/work-message.ts';
 import { claimPods } from './claim-pods.ts';
@@ -143,8 +143,7 @@ function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string
   const list = () => deps.kube.listNodes({ allowStale: true });
   if (nodesVersion === undefined) return deps.nodeList.get(receivedAt, list);
   const current = (nodes: Readonly<ListResult<V1Node>>) =>
-    deps.nodeListReuse.worthKeeping(nodes.items.length) &&
-    (compareResourceVersions(nodes.resourceVersion, nodesVersion) ?? -1) >= 0;
+    deps.nodeListReuse.worthKeeping(nodes.items.length) && isAtLeast(nodes.resourceVersion, nodesVersion);
   return deps.nodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
 
