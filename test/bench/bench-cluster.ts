@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { type TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
@@ -57,6 +58,11 @@ export interface BenchCluster {
   }): Promise<void>;
   /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
   stopPipeline(): Promise<Record<string, number>>;
+  /**
+   * The share of time the pipeline's thread was busy (its event loop utilization) since the
+   * previous call, or since it started; undefined while it is not running.
+   */
+  pipelineBusy(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -70,6 +76,7 @@ export async function startBenchCluster(
   const sim = await startSimCluster({ nodes, kubeconfigPath, timing, watchWindow: 200_000 });
   sim.faults.limitPerUserAgent({ match: RECONCILE_USER_AGENT, qps: LIMIT_QPS, burst: LIMIT_QPS });
   let worker: Worker | undefined;
+  let busyMark: EventLoopUtilization | undefined;
   const pipelineHeap = new HeapPeak();
   const stopPipeline = async () => {
     if (worker === undefined) return {};
@@ -96,8 +103,16 @@ export async function startBenchCluster(
       };
       worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data, [], pipelineHeap);
       await nextMessage(worker, 'ready');
+      busyMark = worker.performance.eventLoopUtilization();
     },
     stopPipeline,
+    pipelineBusy: () => {
+      if (worker === undefined || busyMark === undefined) return undefined;
+      const now = worker.performance.eventLoopUtilization();
+      const since = worker.performance.eventLoopUtilization(now, busyMark);
+      busyMark = now;
+      return since.utilization;
+    },
     stop: async () => {
       await stopPipeline();
       await sim.stop();

@@ -1,12 +1,15 @@
 /**
- * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]`:
+ * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]
+ * [--cpu-profile FILE]`:
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
  * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
  * and done within 1.10 x its floor: the larger of (N / maxUnavailable waves x the pod-ready delay,
  * the pod-ready delay being the simulated time from a pod's binding to its readiness) and (the N
  * deletes and N creates it needs / the request budget); both terms are printed. Also prints, without goals, the
  * reconciler's largest LIST of each resource and how often it listed it, and the peak heap of the
- * pipeline's thread (relay, router and reconcile together).
+ * pipeline's thread (relay, router and reconcile together). Every 10 s it prints the progress, the
+ * reconciler's requests per second and how busy the pipeline's thread was over those 10 s;
+ * `--cpu-profile FILE` writes a CPU profile of that thread.
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
@@ -37,6 +40,7 @@ const { values } = parseArgs({
     'client-qps': { type: 'string', default: '95' },
     /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
     'log-level': { type: 'string', default: 'SILENT' },
+    'cpu-profile': { type: 'string' },
   },
 });
 const nodes = Number(values.nodes);
@@ -97,6 +101,7 @@ try {
     reconcileConcurrency: Number(values.concurrency),
     clientQps: Number(values['client-qps']),
     logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
+    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'] } : {}),
   });
   await waitUntil(
     'the status to be written',
@@ -118,14 +123,19 @@ try {
       (p) => isAvailablePod(p) && p.spec?.containers[0]?.image === V2,
     ).length;
   let lastReport = started;
+  let lastRequests = 0;
+  cluster.pipelineBusy();
   await waitUntil(
     'the rollout to finish',
     () => {
       if (Date.now() - lastReport > 10_000) {
+        const rate = ((reconcileRequests(cluster.sim) - lastRequests) * 1000) / (Date.now() - lastReport);
+        const busy = cluster.pipelineBusy() ?? 0;
         lastReport = Date.now();
+        lastRequests = reconcileRequests(cluster.sim);
         const s = ((Date.now() - started) / 1000).toFixed(0);
         console.log(
-          `  ${s} s: ${updated()} updated and available, ${unavailable.now()} unavailable (worst ${unavailable.worst()})`,
+          `  ${s} s: ${updated()} updated and available, ${unavailable.now()} unavailable (worst ${unavailable.worst()}); ${rate.toFixed(0)} requests/s, pipeline thread ${(busy * 100).toFixed(0)} % busy`,
         );
       }
       const status = stored().status;

@@ -19,6 +19,7 @@ interface NodeTimes {
 
 /** Tracks every node's phases from now on; `report()` gives the medians and p90s in seconds. */
 export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>) => boolean) {
+  const startedAt = performance.now();
   const times = new Map<string, NodeTimes>();
   const of = (node: string) => times.get(node) ?? times.set(node, {}).get(node) ?? {};
   const stop = sim.store.subscribe((event) => {
@@ -44,6 +45,24 @@ export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>
     });
   const describe = (values: number[]) =>
     `median ${quantile(values, 0.5).toFixed(2)} s, p90 ${quantile(values, 0.9).toFixed(2)} s`;
+  const at = (value: number | undefined) =>
+    value === undefined ? '-' : `${((value - startedAt) / 1000).toFixed(1)} s`;
+  const latest = (phase: keyof NodeTimes) =>
+    Math.max(...[...times.values()].map((t) => t[phase] ?? Number.NEGATIVE_INFINITY));
+  /** The end of the rollout: when the last deletion, creation and availability came, and the last 1 % of nodes' phases. */
+  const tail = (): string => {
+    const last = [...times.values()]
+      .filter((t) => t.available !== undefined)
+      .sort((a, b) => (a.available ?? 0) - (b.available ?? 0))
+      .slice(-Math.max(1, Math.ceil(times.size / 100)));
+    const deletedAt = last.flatMap((t) =>
+      t.deleting === undefined ? [] : [(t.deleting - startedAt) / 1000],
+    );
+    return [
+      `the end: last old pod deleted at ${at(latest('deleting'))}, last replacement created at ${at(latest('created'))}, last available at ${at(latest('available'))}`,
+      `the last ${last.length} nodes to turn available: old pod deleted at ${describe(deletedAt)} after the start; gone → replacement created ${describe(last.flatMap((t) => (t.gone === undefined || t.created === undefined ? [] : [(t.created - t.gone) / 1000])))}`,
+    ].join('\n');
+  };
   return {
     stop,
     report: (): string =>
@@ -53,6 +72,7 @@ export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>
         `created → bound: ${describe(segment('created', 'bound'))}`,
         `bound → available: ${describe(segment('bound', 'available'))}`,
         `deleting → available (one node's cycle): ${describe(segment('deleting', 'available'))}`,
+        tail(),
       ].join('\n'),
   };
 }
