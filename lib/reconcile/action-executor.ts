@@ -42,6 +42,10 @@ export interface ExecutionOptions {
    * DaemonSet-wide LIST by selector): a 409 AlreadyExists is checked against the pod of that name.
    */
   readonly verifyNameClashes?: boolean;
+  /** Called just before each delete is sent. */
+  readonly beforeDelete?: (action: Readonly<DeleteAction>) => void;
+  /** Called for each delete the API server accepted, or answered that the pod was gone already. */
+  readonly afterDelete?: (action: Readonly<DeleteAction>) => void;
 }
 
 /** Every name tried for a pod is held by a pod of someone else; retried later. */
@@ -75,7 +79,9 @@ export async function executeActions(
   const pods = options.pods ?? [];
   const deletes = uniqueDeletes(actions);
   const creates = actions.filter((a): a is CreateAction => a.type === 'create');
-  const outcomes = await mapConcurrent(deletes, (action) => deleteOne(deps, ds, action, pods, report));
+  const outcomes = await mapConcurrent(deletes, (action) =>
+    deleteOne(deps, ds, action, pods, report, options),
+  );
   const conflict = outcomes.includes('conflict');
   const verify = options.verifyNameClashes ?? false;
   const created = conflict
@@ -170,17 +176,21 @@ async function deleteOne(
   action: DeleteAction,
   pods: readonly V1Pod[],
   report: StepReport,
+  options: Readonly<ExecutionOptions>,
 ): Promise<'done' | 'conflict'> {
   await recordTerminalPod(deps, ds, action, pods);
   const { namespace, name, uid, resourceVersion } = action;
+  options.beforeDelete?.(action);
   try {
     await deps.kube.deletePod({ namespace, name, uid, ...(resourceVersion ? { resourceVersion } : {}) });
     report.deleted++;
+    options.afterDelete?.(action);
     deps.events.normal(ds, EventReason.SuccessfulDelete, `Deleted pod: ${name}`);
     return 'done';
   } catch (error) {
     if (error instanceof NotFoundError) {
       report.alreadyGone++;
+      options.afterDelete?.(action);
       return 'done';
     }
     if (error instanceof ConflictError) return 'conflict';

@@ -2,7 +2,8 @@
  * The pods of each DaemonSet as the latest step of it in this process read them, kept to be caught
  * up by a watch instead of listed again (docs/design.md, 15. The DaemonSet step: "A pod LIST is
  * caught up by a watch"). A table is taken out while a step catches it up and put back after, so a
- * step that fails leaves none behind and the next one lists.
+ * step that fails leaves none behind and the next one lists (a watch refused with 429 applied
+ * nothing, and its table is put back).
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { WatchEvent } from '../kube/kube-port.ts';

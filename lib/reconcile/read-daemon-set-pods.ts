@@ -6,9 +6,10 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import { TooManyRequestsError } from '../kube/kube-api-errors.ts';
 import type { ListResult } from '../kube/kube-port.ts';
-import { catchUpPods } from './catch-up-pods.ts';
-import { keptPodsOf } from './kept-pod-lists.ts';
+import { catchUpPods, type PodSelection } from './catch-up-pods.ts';
+import { type KeptPods, keptPodsOf } from './kept-pod-lists.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { labelSelectorQuery } from './selector-query.ts';
 
@@ -17,6 +18,26 @@ import { labelSelectorQuery } from './selector-query.ts';
  * a DaemonSet's pods a minute while its steps run, besides the recounts (as for nodes).
  */
 export const POD_LIST_REUSE_MS = 60_000;
+
+/**
+ * {@link catchUpPods} of DaemonSet `uid`'s `table`. A watch the API server refused with 429 applied
+ * nothing, so the table is put back for the step that runs after the `Retry-After`: else that step
+ * would list every pod, just when the server asked for fewer requests.
+ */
+async function catchUpKept(
+  deps: Pick<ReconcileDeps, 'kube' | 'keptPods'>,
+  uid: string,
+  selection: Readonly<PodSelection>,
+  table: KeptPods,
+  podsVersion: string,
+): Promise<boolean> {
+  try {
+    return await catchUpPods(deps.kube, selection, table, deps.keptPods.catchUpTarget(uid, podsVersion));
+  } catch (error) {
+    if (error instanceof TooManyRequestsError) deps.keptPods.put(uid, table);
+    throw error;
+  }
+}
 
 /** The pods and whether they came from a kept table rather than a LIST made for this step. */
 export type DaemonSetPods = ListResult<V1Pod> & { readonly kept: boolean };
@@ -41,12 +62,7 @@ export async function readDaemonSetPods(
     podsVersion !== undefined &&
     table !== undefined &&
     startedAt - table.listedAt <= POD_LIST_REUSE_MS &&
-    (await catchUpPods(
-      deps.kube,
-      { namespace, labelSelector },
-      table,
-      deps.keptPods.catchUpTarget(uid, podsVersion),
-    ))
+    (await catchUpKept(deps, uid, { namespace, labelSelector }, table, podsVersion))
   ) {
     deps.keptPods.put(uid, table);
     return { items: keptPodsOf(table), resourceVersion: table.resourceVersion, kept: true };

@@ -124,17 +124,17 @@ export async function syncClaimedDaemonSet(
   await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
   const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
-  // Expected before the deletes go out: a deletion's event brings the pair step that creates the
-  // replacement, and at 250 deletes a step the first of those runs before the last delete is sent.
-  const deletes = rollout.flatMap((action) => (action.type === 'delete' ? [action] : []));
-  for (const action of deletes)
-    deps.expectations.expectReplacement(pairKey(ds.metadata?.uid ?? '', action.node), now.getTime());
-  deps.keptPods.noteDeleting(
-    ds.metadata?.uid ?? '',
-    deletes.map((action) => action.uid),
-    now,
-  );
-  const rolled = await executeActions(deps, ds, rollout, { pods: reads.pods, verifyNameClashes: true });
+  // Each replacement is expected before its delete goes out: a deletion's event brings the pair step
+  // that creates the replacement, and at 250 deletes a step the first of those runs before the last
+  // delete is sent. Only a delete the API server took is held in the kept table as being deleted: a
+  // step cut short (a 429) leaves the pods it did not delete to the next step's plan.
+  const uid = ds.metadata?.uid ?? '';
+  const rolled = await executeActions(deps, ds, rollout, {
+    pods: reads.pods,
+    verifyNameClashes: true,
+    beforeDelete: (action) => deps.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
+    afterDelete: (action) => deps.keptPods.noteDeleting(uid, [action.uid], now),
+  });
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   await yieldToEventLoop();
   const fan = await fanOutPairs(deps, {

@@ -37,7 +37,7 @@ const { values } = parseArgs({
     'max-unavailable': { type: 'string', default: '250' },
     'pod-ready-seconds': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
-    'client-qps': { type: 'string', default: '95' },
+    'client-qps': { type: 'string', default: '100' },
     /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
     'log-level': { type: 'string', default: 'SILENT' },
     'cpu-profile': { type: 'string' },

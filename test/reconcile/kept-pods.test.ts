@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TooManyRequestsError } from '../../lib/kube/kube-api-errors.ts';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
 import { catchUpPods } from '../../lib/reconcile/catch-up-pods.ts';
@@ -152,6 +153,21 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
     expect(stalled.lists).toBeGreaterThanOrEqual(2);
   }, 10_000);
 
+  it('keeps its table through a watch refused with 429, and lists nothing after the Retry-After', async () => {
+    const fresh = await step();
+    const newest = pods()
+      .map(versionOf)
+      .sort((a, b) => a.length - b.length || a.localeCompare(b))
+      .at(-1);
+    harness.sim.faults.setErrorRate('watch', { status: 429, rate: 1 });
+    try {
+      await expect(step(newest)).rejects.toBeInstanceOf(TooManyRequestsError);
+    } finally {
+      harness.sim.faults.setErrorRate('watch', { status: 429, rate: 0 });
+    }
+    expect(await step(newest)).toEqual({ lists: fresh.lists - 1, watches: 1 });
+  });
+
   it('drops a pod that stops matching the selector, as a LIST would', async () => {
     const listed = await harness.deps.kube.listPods({ namespace: 'default', labelSelector: 'app=agent' });
     const table: KeptPods = {
@@ -176,5 +192,34 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
     expect(table.pods.has(moved.metadata?.uid ?? '')).toBe(false);
     expect(table.pods.size).toBe(listed.items.length - 1);
     expect(table.resourceVersion).toBe(relabelled.metadata.resourceVersion);
+  });
+
+  it('holds as being deleted only the pods whose delete the API server took', async () => {
+    const newest = () =>
+      pods()
+        .map(versionOf)
+        .sort((a, b) => a.length - b.length || a.localeCompare(b))
+        .at(-1);
+    await step();
+    const ds = harness.sim.store.get('apps/daemonsets', 'default', 'agent') as KubeObject & {
+      spec: { template: { spec: { containers: { image: string }[] } }; updateStrategy: unknown };
+    };
+    (ds.spec.template.spec.containers[0] as { image: string }).image = 'agent:2';
+    // Room for every node at once: an earlier case left a node without its pod.
+    ds.spec.updateStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: NODES.length } };
+    const updated = harness.sim.store.update('apps/daemonsets', ds);
+    const deletes = () => count('delete');
+    const before = deletes();
+    harness.sim.faults.setErrorRate('delete', { status: 429, rate: 1 });
+    try {
+      await expect(step(newest())).rejects.toBeInstanceOf(TooManyRequestsError);
+    } finally {
+      harness.sim.faults.setErrorRate('delete', { status: 429, rate: 0 });
+    }
+    expect(deletes() - before).toBeGreaterThan(0);
+    // The refused delete left its pod running: the next step on the kept table deletes it.
+    const refused = deletes();
+    await step(newest() ?? updated.metadata.resourceVersion);
+    expect(deletes() - refused).toBeGreaterThan(0);
   });
 });
