@@ -129,6 +129,15 @@ try {
   );
   const p99 = quantile(latencies, 0.99);
   figure('in-process latency per pair p99 (ms)', p99.toFixed(1), '<= 50', p99 <= 50);
+  const warmLatencies = results.slice(1).flatMap((r) => r.latencies);
+  console.log(
+    `  the cold first join's pairs: ${[...(results[0]?.latencies ?? [])]
+      .sort((a, b) => a - b)
+      .map((ms) => ms.toFixed(0))
+      .join(
+        ', ',
+      )} ms; the warm joins' pairs: p50 ${quantile(warmLatencies, 0.5).toFixed(1)} ms, p99 ${quantile(warmLatencies, 0.99).toFixed(1)} ms`,
+  );
   const warmReads = results.slice(1);
   console.log(
     `reads per join: cold ${results[0]?.reads ?? 0}, warm mean ${mean(warmReads.map((r) => r.reads)).toFixed(2)}; node messages with the relay's hints: ${results.filter((r) => r.hinted).length}/${results.length}`,
