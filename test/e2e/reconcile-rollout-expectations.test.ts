@@ -1,10 +1,12 @@
 /**
  * The rolling update's expectations of deletion (docs/design.md, 10. Caches and expectations): a
- * DaemonSet step expects each replacement before it sends the delete, so the pair step a deletion's
- * event brings — which can run while the step still sends the rest of its deletes — creates the
- * replacement from the DaemonSet the step just read, without asking the API server for it again.
+ * DaemonSet step expects each replacement before it sends that pod's delete, so the pair step the
+ * deletion's event brings — which can run while the step still sends the rest of its deletes —
+ * creates the replacement from the DaemonSet the step just read, without asking the API server
+ * for it again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { pairKey } from '../../lib/reconcile/expectations.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
@@ -29,7 +31,7 @@ describe('rolling update deletions', () => {
   });
   afterAll(async () => harness?.stop());
 
-  it('expects every replacement of a step before the step sends its first delete', async () => {
+  it("expects each replacement before the step sends that pod's delete", async () => {
     const ds = createDaemonSet(
       harness,
       aDaemonSet('expect', {
@@ -45,14 +47,16 @@ describe('rolling update deletions', () => {
     );
     await harness.quiet();
 
-    // At each delete: how many of the DaemonSet's pairs the process expects a replacement on.
+    // At each delete: whether the process expects the replacement on the deleted pod's node.
     const kube = harness.deps.kube as KubePort;
     const deletePod = kube.deletePod.bind(kube);
-    const expectedAtDelete: number[] = [];
+    const expectedAtDelete: boolean[] = [];
     kube.deletePod = (target, options) => {
       const now = harness.deps.clock().getTime();
+      const pod = podsOf(harness, uid).find((p) => p.metadata?.name === target.name);
+      const node = pod === undefined ? undefined : targetNodeName(pod);
       expectedAtDelete.push(
-        NODES.filter((node) => harness.deps.expectations.replacementPending(pairKey(uid, node), now)).length,
+        node !== undefined && harness.deps.expectations.replacementPending(pairKey(uid, node), now),
       );
       return deletePod(target, options);
     };
@@ -72,6 +76,6 @@ describe('rolling update deletions', () => {
     } finally {
       kube.deletePod = deletePod;
     }
-    expect(expectedAtDelete).toEqual(NODES.map(() => NODES.length));
+    expect(expectedAtDelete).toEqual(NODES.map(() => true));
   });
 });
