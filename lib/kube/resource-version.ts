@@ -28,3 +28,8 @@ export function compareResourceVersions(a: string, b: string): -1 | 0 | 1 | unde
 export function isAtLeast(version: string, wanted: string): boolean {
   return (compareResourceVersions(version, wanted) ?? -1) >= 0;
 }
+
+/** True when `version` is known to be newer than `than`; false when it is not or the two do not compare. */
+export function isNewer(version: string, than: string): boolean {
+  return compareResourceVersions(version, than) === 1;
+}

@@ -7,7 +7,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { WatchEvent } from '../kube/kube-port.ts';
-import { compareResourceVersions } from '../kube/resource-version.ts';
+import { isNewer } from '../kube/resource-version.ts';
 import { Lru } from './lru.ts';
 
 /**
@@ -106,10 +106,9 @@ export class KeptPodLists {
     }
   }
 
-  /** DaemonSet `uid`'s step is deleting the pods `podUids` at `at` (see {@link KeptPods.deleting}). */
-  noteDeleting(uid: string, podUids: readonly string[], at: Date): void {
-    const table = this.#tables.get(uid);
-    for (const podUid of table === undefined ? [] : podUids) table?.deleting.set(podUid, at);
+  /** DaemonSet `uid`'s step deleted the pod `podUid` at `at` (see {@link KeptPods.deleting}). */
+  noteDeleting(uid: string, podUid: string, at: Date): void {
+    this.#tables.get(uid)?.deleting.set(podUid, at);
   }
 
   /**
@@ -119,14 +118,13 @@ export class KeptPodLists {
    */
   noteCreated(uid: string, resourceVersion: string): void {
     const known = this.#created.get(uid);
-    if (known === undefined || (compareResourceVersions(resourceVersion, known) ?? -1) > 0)
-      this.#created.set(uid, resourceVersion);
+    if (known === undefined || isNewer(resourceVersion, known)) this.#created.set(uid, resourceVersion);
   }
 
   /** The newer of `version` and the newest pod this process created for DaemonSet `uid`. */
   catchUpTarget(uid: string, version: string): string {
     const created = this.#created.get(uid);
-    return created !== undefined && (compareResourceVersions(created, version) ?? -1) > 0 ? created : version;
+    return created !== undefined && isNewer(created, version) ? created : version;
   }
 
   /** Forgets DaemonSet `uid`'s table (it was deleted or re-created). */

@@ -133,7 +133,7 @@ export async function syncClaimedDaemonSet(
     pods: reads.pods,
     verifyNameClashes: true,
     beforeDelete: (action) => deps.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
-    afterDelete: (action) => deps.keptPods.noteDeleting(uid, [action.uid], now),
+    afterDelete: (action) => deps.keptPods.noteDeleting(uid, action.uid, now),
   });
   const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
   await yieldToEventLoop();

@@ -3,7 +3,7 @@
  * resourceVersion, so that an update can be told apart from a no-op.
  */
 import type { TriggeringResource, WatchEvent, WatchedObjects } from '../kube/kube-port.ts';
-import { compareResourceVersions } from '../kube/resource-version.ts';
+import { isNewer } from '../kube/resource-version.ts';
 import { changedFacets, type Facets, facetsOf, isRemovedAtOnce } from './relay-changes.ts';
 import { Interner } from './relay-intern.ts';
 import { type Seeding, seedingInPlace } from './relay-seeding.ts';
@@ -108,6 +108,6 @@ export class RelayObjectCache<R extends TriggeringResource> {
   private knownBefore(entry: Entry | undefined, resourceVersion: string): Facets | undefined {
     if (entry === undefined) return undefined;
     if (!entry.seeded) return entry.facets;
-    return compareResourceVersions(resourceVersion, entry.resourceVersion) === 1 ? entry.facets : undefined;
+    return isNewer(resourceVersion, entry.resourceVersion) ? entry.facets : undefined;
   }
 }

@@ -129,10 +129,11 @@ try {
     'the rollout to finish',
     () => {
       if (Date.now() - lastReport > 10_000) {
-        const rate = ((reconcileRequests(cluster.sim) - lastRequests) * 1000) / (Date.now() - lastReport);
+        const requests = reconcileRequests(cluster.sim);
+        const rate = ((requests - lastRequests) * 1000) / (Date.now() - lastReport);
         const busy = cluster.pipelineBusy() ?? 0;
         lastReport = Date.now();
-        lastRequests = reconcileRequests(cluster.sim);
+        lastRequests = requests;
         const s = ((Date.now() - started) / 1000).toFixed(0);
         console.log(
           `  ${s} s: ${updated()} updated and available, ${unavailable.now()} unavailable (worst ${unavailable.worst()}); ${rate.toFixed(0)} requests/s, pipeline thread ${(busy * 100).toFixed(0)} % busy`,

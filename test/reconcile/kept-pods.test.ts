@@ -79,8 +79,8 @@ describe("a kept table's own deletes", () => {
     const table = tableOf(2);
     kept.put('a', table);
     const at = new Date('2026-12-02T08:00:00Z');
-    kept.noteDeleting('a', ['p0'], at);
-    kept.noteDeleting('unknown', ['p1'], at);
+    kept.noteDeleting('a', 'p0', at);
+    kept.noteDeleting('unknown', 'p1', at);
     expect(keptPodsOf(table).map((p) => p.metadata?.deletionTimestamp)).toEqual([at, undefined]);
     // An older change of the pod, replayed by the catch-up, does not bring it back to life.
     applyPodEvent(table, {
