@@ -25,6 +25,20 @@ afterAll(() => cluster.stop());
 const gate = { key: 'everynode.dev/not-ready', effect: 'NoSchedule' };
 const other = { key: 'example.com/dedicated', value: 'db', effect: 'NoSchedule' };
 
+/**
+ * Node `name` once the simulated kubelet registered it (its conditions filled in): read before, the
+ * kubelet's own status write could land between the read and a patch.
+ */
+async function registered(name: string): Promise<V1Node> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const node = await read(name);
+    if (node.status?.conditions?.some((c) => c.type === 'MemoryPressure')) return node;
+    if (Date.now() > deadline) throw new Error(`node ${name} was never registered by its kubelet`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function read(name: string): Promise<V1Node> {
   const node = await port.getNode(name);
   if (node === undefined) throw new Error(`node ${name} is missing`);
@@ -66,7 +80,7 @@ describe('patchNodeCondition', () => {
   it("merges the condition by type through nodes/status: the kubelet's conditions and the spec stay", async () => {
     cluster.nodes.add('gate-3');
     cluster.nodes.taint('gate-3', gate);
-    const before = await read('gate-3');
+    const before = await registered('gate-3');
     const kubelet = before.status?.conditions?.map((c) => c.type) ?? [];
     const transition = new Date('2026-01-01T00:00:00Z');
     const written = await port.patchNodeCondition('gate-3', {
