@@ -97,6 +97,13 @@ export const watchEventDetailSchema = z.object({
    */
   rolloutSlot: z.boolean().optional(),
   /**
+   * Pods: this event left every pod of the pod's DaemonSet ready while the DaemonSet's status still
+   * counts some not ready, so the router also sends the DaemonSet's `daemonset` step at once: the
+   * status says the rollout is done without waiting out the status window (docs/design.md, 12. The
+   * status-refresh window). Absent (older relays, other senders) means false.
+   */
+  settles: z.boolean().optional(),
+  /**
    * Pods and DaemonSets: the resourceVersion of the newest node change that can move a placement the
    * relay had forwarded (or relisted) when it sent this trigger, passed on to the `daemonset`
    * messages made of it: a process holding a node LIST at least that new plans on it

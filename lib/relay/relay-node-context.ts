@@ -135,6 +135,11 @@ export class RelayNodeContext {
     return this.#podsOn(name);
   }
 
+  /** How many of the pods the DaemonSet with `uid` controls are not ready, as the pod watch last saw them. */
+  unreadyPodsOf(uid: string): number {
+    return this.#pods.unreadyOf(uid);
+  }
+
   /** The managed DaemonSet with `uid` as the relay's watch last saw it; undefined when unknown or gone. */
   daemonSet(uid: string): DaemonSet | undefined {
     return this.#daemonSets.get(uid);

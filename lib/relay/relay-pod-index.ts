@@ -12,11 +12,13 @@ import { type Seeding, seedingInPlace } from './relay-seeding.ts';
 
 /**
  * Pod records by uid, and by target node in the order they were last put (an updated pod moves to
- * the end): the order in which hints list a node's pods.
+ * the end): the order in which hints list a node's pods. Also how many of each controller's pods
+ * are not ready.
  */
 export class RelayPodIndex {
   readonly #byUid = new Map<string, PodRecord>();
   readonly #byNode = new Map<string, PodRecord[]>();
+  readonly #unready = new Map<string, number>();
 
   /** `interner`: shares the values pods repeat (labels, controller references, condition kinds). */
   constructor(private readonly interner: Interner) {}
@@ -24,6 +26,11 @@ export class RelayPodIndex {
   /** Pods known. */
   get size(): number {
     return this.#byUid.size;
+  }
+
+  /** How many known pods the controller with `uid` has that are not ready. */
+  unreadyOf(uid: string): number {
+    return this.#unready.get(uid) ?? 0;
   }
 
   /**
@@ -57,6 +64,7 @@ export class RelayPodIndex {
     if (onNode === undefined) this.#byNode.set(node, [record]);
     else onNode.push(record);
     this.#byUid.set(uid, record);
+    this.#countUnready(record, 1);
     return uid;
   }
 
@@ -65,11 +73,20 @@ export class RelayPodIndex {
     const record = this.#byUid.get(uid);
     if (record === undefined) return;
     this.#byUid.delete(uid);
+    this.#countUnready(record, -1);
     const onNode = this.#byNode.get(record.node);
     const index = onNode?.indexOf(record) ?? -1;
     if (onNode === undefined || index < 0) return;
     onNode.splice(index, 1);
     if (onNode.length === 0) this.#byNode.delete(record.node);
+  }
+
+  #countUnready(record: Readonly<PodRecord>, by: 1 | -1): void {
+    const owner = record.controller?.uid;
+    if (record.ready || owner === undefined) return;
+    const count = (this.#unready.get(owner) ?? 0) + by;
+    if (count > 0) this.#unready.set(owner, count);
+    else this.#unready.delete(owner);
   }
 
   /** The hints of the pods targeting the node named `node`. */

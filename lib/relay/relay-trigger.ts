@@ -43,6 +43,7 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * the relay's hints, if any: of the node for a node, of the pod's pair for a pod (and of its node
  * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate,
  * `rolloutSlot` one that can free a slot of its DaemonSet's rolling update (`relay-rollout-slots.ts`),
+ * `settles` one that leaves every pod of its DaemonSet ready (`relay-settling.ts`),
  * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`relay-gate-changes.ts`).
  */
 export function watchDetailOf<R extends TriggeringResource>(
@@ -55,6 +56,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly pair?: PairHints;
     readonly gatesNode?: boolean;
     readonly rolloutSlot?: boolean;
+    readonly settles?: boolean;
     readonly gateChange?: GateChange | undefined;
     readonly nodesVersion?: string | undefined;
   } = {},
@@ -74,6 +76,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
     ...(hints.gatesNode === true ? { gatesNode: true } : {}),
     ...(hints.rolloutSlot === true ? { rolloutSlot: true } : {}),
+    ...(hints.settles === true ? { settles: true } : {}),
     ...(hints.gateChange ? { gateChange: { keys: [...hints.gateChange.keys] } } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),

@@ -25,6 +25,7 @@ import { listForSeeding } from './relay-list.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 import type { RelayPublisher } from './relay-publisher.ts';
 import { freesRolloutSlot } from './relay-rollout-slots.ts';
+import { settlesDaemonSet } from './relay-settling.ts';
 import type { StatusCoalescer } from './relay-status-coalescer.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from './relay-trigger.ts';
 
@@ -199,15 +200,22 @@ function handle<R extends WatchedResource>(
     verdict.forward &&
     pod !== undefined &&
     freesRolloutSlot(options.context, objectEvent.type, verdict.changes, pod);
-  // A gating or slot-freeing change still takes its window (the router makes the same status refresh
-  // of it), but is never dropped: its node's gate decision, or its DaemonSet's next rollout step, must
-  // not wait for the window (relay-gate-changes.ts, relay-rollout-slots.ts).
+  const settles =
+    verdict.forward &&
+    pod !== undefined &&
+    !rolloutSlot &&
+    settlesDaemonSet(options.context, objectEvent.type, verdict.changes, pod);
+  // A gating, slot-freeing or settling change still takes its window (the router makes the same
+  // status refresh of it), but is never dropped: its node's gate decision, or its DaemonSet's next
+  // rollout step or finished status, must not wait for the window (relay-gate-changes.ts,
+  // relay-rollout-slots.ts, relay-settling.ts).
   const coalesced =
     verdict.forward &&
     pod !== undefined &&
     options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
     !gatesNode &&
-    !rolloutSlot;
+    !rolloutSlot &&
+    !settles;
   if (!verdict.forward || coalesced) {
     options.stats[coalesced ? 'coalesced' : 'dropped']++;
     options.publisher.add(undefined, options.resource, event.resourceVersion);
@@ -219,6 +227,7 @@ function handle<R extends WatchedResource>(
     ...hintsOf(options, objectEvent, at, gatesNode),
     gatesNode,
     rolloutSlot,
+    settles,
     gateChange,
   });
   // A gate waits for this one: no lingering for company (docs/design.md, 26. Node readiness gates).

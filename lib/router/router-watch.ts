@@ -12,7 +12,9 @@
  *   (docs/design.md, 26. Node readiness gates). A pod event that can free a slot of its
  *   DaemonSet's rolling update (`rolloutSlot`) also sends the `daemonset` step at the end of a short
  *   slot window, so the next old pods are deleted without waiting out the status window
- *   (docs/design.md, 12. The status-refresh window).
+ *   (docs/design.md, 12. The status-refresh window). One that left every pod of its DaemonSet ready
+ *   (`settles`) also sends the `daemonset` step at once, so the status says so without waiting out
+ *   the window.
  * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
  *   for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
@@ -128,6 +130,8 @@ async function routePod(
   const slot = detail.rolloutSlot === true ? rolloutSlotWork(status, deps.clock()) : undefined;
   // A slot window ending with the status window is the status refresh's step: the same step, once.
   if (slot !== undefined && !dueTogether(slot, refresh)) work.push(slot);
+  // The status refresh stays for the window's later changes, which the relay coalesced behind this.
+  if (detail.settles === true) work.push({ to: 'work', message: status });
   return { work };
 }
 

@@ -5,14 +5,13 @@
  * is coalesced into its status window; the router then turns the slot triggers, and only those,
  * into a `daemonset` step due at the end of its short slot window.
  */
-import type { V1DaemonSet, V1DaemonSetStatus } from '@kubernetes/client-node';
+import type { V1DaemonSetStatus } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonSetWindow, STATUS_WINDOW_SECONDS } from '../../lib/messages/daemon-set-window.ts';
 import type { RequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
-import { eventually, podTriggers } from '../support/journal-triggers.ts';
+import { podTriggers } from '../support/journal-triggers.ts';
 import { type RelayWorld, startRelayWorld } from '../support/relay-world.ts';
-import { newDaemonSet } from '../support/store-test-helpers.ts';
 
 /** As the DaemonSet step writes it mid-rollout: 2 nodes, both still on the old revision. */
 const rolling: V1DaemonSetStatus = {
@@ -43,43 +42,17 @@ describe('freed rolling-update slots: relay → router against the simulated clu
   });
   afterAll(() => world?.stop());
 
-  /** A DaemonSet whose status is `status`, written as the DaemonSet step writes it. */
-  function createDaemonSet(name: string, status: V1DaemonSetStatus): V1DaemonSet {
-    world.sim.store.create('apps/daemonsets', newDaemonSet(name));
-    return world.sim.store.mutate(
-      'apps/daemonsets',
-      'default',
-      name,
-      (ds) => {
-        ds.status = JSON.parse(JSON.stringify(status));
-      },
-      { subresource: 'status' },
-    ) as unknown as V1DaemonSet;
-  }
-
   it('forwards a ready change uncoalesced with rolloutSlot mid-rollout only, and the router steps the DaemonSet within a slot window', async () => {
-    const agent = createDaemonSet('agent', rolling);
-    const steady = createDaemonSet('steady', settled);
-    // A frozen clock: every change falls in the same status window, so coalescing is certain.
-    const frozen = new Date();
-    const relay = await world.relay('journal', { clock: () => frozen });
-    try {
+    const agent = world.createDaemonSet('agent', rolling);
+    const steady = world.createDaemonSet('steady', settled);
+    const { triggers, stats } = await world.relayFrozenWhile('journal', async () => {
       // The replacement the pair step creates for the old pod the rollout deleted, and a pod of a
       // settled DaemonSet going through the same changes.
       world.createPodOf(agent, 'worker-1');
       world.createPodOf(steady, 'worker-1');
       await world.untilReady('agent-worker-1', 'steady-worker-1');
-      // Pod events come in order on one watch: once a later pod's creation is published (the first
-      // of its DaemonSet's window: never coalesced), every change of both pods has been judged.
-      world.createPodOf(createDaemonSet('marker', settled), 'worker-2');
-      await eventually(
-        () => world.triggers('journal'),
-        (seen) => seen.some((s) => s.detail.name === 'marker-worker-2'),
-      );
-    } finally {
-      await relay.stop();
-    }
-    const { seen, ofPod } = podTriggers(await world.triggers('journal'));
+    });
+    const { seen, ofPod } = podTriggers(triggers);
 
     // Created not ready: no slot; then its readiness (with running in one update or not, as the
     // kubelet's timers fall), forwarded although its window is taken, marked as freeing a slot.
@@ -94,7 +67,7 @@ describe('freed rolling-update slots: relay → router against the simulated clu
     expect(ofPod('steady-worker-1').map((d) => [d.event, d.rolloutSlot === true])).toEqual([
       ['ADDED', false],
     ]);
-    expect(relay.stats.coalesced).toBeGreaterThanOrEqual(1);
+    expect(stats.coalesced).toBeGreaterThanOrEqual(1);
 
     // The router sends the DaemonSet's step, due at the end of its slot window, for the slot
     // trigger only, caused by the pod's event; every pod trigger keeps its status refresh.

@@ -2,8 +2,9 @@
  * Router rules for pod events that free a rolling-update slot (`rolloutSlot`): on top of what any
  * pod event routes, the DaemonSet's `daemonset` step is sent at the end of the short slot window
  * (not the status window's), de-duplicated by that window, unless that window ends with the status
- * window (the status refresh is then that step); every other pod event keeps only its status
- * refresh at the end of the status window.
+ * window (the status refresh is then that step); one that left every pod of its DaemonSet ready
+ * (`settles`) sends the step at once; every other pod event keeps only its status refresh at the
+ * end of the status window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
@@ -95,6 +96,18 @@ const cases: SlotCase[] = [
   {
     name: 'pod turned ready (an older relay: no rolloutSlot) → only the status refresh',
     body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'] }),
+    work: [],
+    delayed: ['status'],
+  },
+  {
+    name: 'the last pod of its DaemonSet turned ready (settles) → daemonset at once, besides the status refresh',
+    body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], settles: true }),
+    work: ['daemonset:kube-system/fluentd'],
+    delayed: ['status'],
+  },
+  {
+    name: 'settles false → only the status refresh',
+    body: () => pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], settles: false }),
     work: [],
     delayed: ['status'],
   },

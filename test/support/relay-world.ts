@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1DaemonSetStatus, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL } from '../../lib/core/daemon-set.ts';
 import { isPodReady } from '../../lib/core/pod-availability.ts';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
@@ -26,7 +26,7 @@ import type { RouterDeps } from '../../lib/router/router-deps.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { CountersInMemory, drain, type ReceivedWork } from '../router/router-harness.ts';
 import { eventually, type JournaledTrigger, journaledTriggers } from './journal-triggers.ts';
-import { newPod } from './store-test-helpers.ts';
+import { newDaemonSet, newPod } from './store-test-helpers.ts';
 
 /** Options of {@link startRelayWorld}. */
 export interface RelayWorldOptions {
@@ -58,12 +58,25 @@ export interface RelayWorld {
    * a relay started again under one name resumes from that checkpoint and appends to that journal.
    */
   relay(name: string, options?: Pick<RelayOptions, 'clock'>): Promise<Relay>;
+  /**
+   * Runs relay `name` on a frozen clock (every change falls in one status window, so coalescing is
+   * certain) while `act` runs, and until a marker pod created after it is published: pod events
+   * come in order on one watch, and a DaemonSet's first change of a window is never coalesced, so
+   * every change `act` made has been judged by then. Resolves to what the relay published, and
+   * its counts.
+   */
+  relayFrozenWhile(
+    name: string,
+    act: () => Promise<void>,
+  ): Promise<{ triggers: JournaledTrigger[]; stats: Relay['stats'] }>;
   /** What the relay `name` published so far, in order. */
   triggers(name: string): Promise<JournaledTrigger[]>;
   /** The router's deps, with fresh counters, over the world's queues. */
   router(): RouterAtWork;
   /** Receives and deletes everything on the work queue. */
   drainWork(): Promise<ReceivedWork[]>;
+  /** Creates DaemonSet `name` in namespace default with `status` written as its step writes it. */
+  createDaemonSet(name: string, status: V1DaemonSetStatus): V1DaemonSet;
   /**
    * Creates the pod of `ds` on `nodeName` as the pair step does (named `<ds>-<node>` unless
    * `name` is given; `image` as its only container's image when given).
@@ -122,7 +135,7 @@ function worldOver(
     const pod = sim.store.get('pods', 'default', name) as unknown as V1Pod | undefined;
     return pod !== undefined && isPodReady(pod);
   };
-  return {
+  const world: RelayWorld = {
     sim,
     queues,
     dir,
@@ -145,8 +158,41 @@ function worldOver(
       return relay;
     },
     triggers: (name) => journaledTriggers(journalPath(name)),
+    relayFrozenWhile: async (name, act) => {
+      const frozen = new Date();
+      const relay = await world.relay(name, { clock: () => frozen });
+      try {
+        await act();
+        const marker = world.createDaemonSet(`marker-${name}`, {
+          desiredNumberScheduled: 0,
+          currentNumberScheduled: 0,
+          numberMisscheduled: 0,
+          numberReady: 0,
+        });
+        const pod = world.createPodOf(marker, 'worker-2');
+        await eventually(
+          () => world.triggers(name),
+          (seen) => seen.some((s) => s.detail.name === pod.metadata?.name),
+        );
+      } finally {
+        await relay.stop();
+      }
+      return { triggers: await world.triggers(name), stats: relay.stats };
+    },
     router: () => routerOver(kube(), queues),
     drainWork: () => drain(queues),
+    createDaemonSet: (name, status) => {
+      sim.store.create('apps/daemonsets', newDaemonSet(name));
+      return sim.store.mutate(
+        'apps/daemonsets',
+        'default',
+        name,
+        (ds) => {
+          ds.status = JSON.parse(JSON.stringify(status));
+        },
+        { subresource: 'status' },
+      ) as unknown as V1DaemonSet;
+    },
     createPodOf: (ds, nodeName, { name, image } = {}) => {
       const pod = newPod(name ?? `${ds.metadata?.name}-${nodeName}`, {
         owner: ds,
@@ -165,6 +211,7 @@ function worldOver(
     },
     stop,
   };
+  return world;
 }
 
 /** The router's deps over `queues`, recording the requeue envelopes it sends to ingress. */
