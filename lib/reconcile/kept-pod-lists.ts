@@ -86,6 +86,12 @@ export class KeptPodLists {
     return pods >= this.#minPods;
   }
 
+  /** DaemonSet `uid`'s table when it was read with `query`, left in place; undefined otherwise. */
+  peek(uid: string, query: string): Readonly<KeptPods> | undefined {
+    const table = this.#tables.get(uid);
+    return table?.query === query ? table : undefined;
+  }
+
   /** Takes DaemonSet `uid`'s table out when it was read with `query`; undefined otherwise. */
   take(uid: string, query: string): KeptPods | undefined {
     const table = this.#tables.get(uid);

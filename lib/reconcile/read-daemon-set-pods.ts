@@ -42,6 +42,31 @@ async function catchUpKept(
 /** The pods and whether they came from a kept table rather than a LIST made for this step. */
 export type DaemonSetPods = ListResult<V1Pod> & { readonly kept: boolean };
 
+/** The namespace, selector and kept-table key `ds`'s pods are read with. */
+function selectionOf(ds: Readonly<DaemonSet>) {
+  const namespace = ds.metadata?.namespace ?? 'default';
+  const labelSelector = labelSelectorQuery(ds.spec?.selector);
+  return { namespace, labelSelector, uid: ds.metadata?.uid ?? '', query: `${namespace}/${labelSelector}` };
+}
+
+/** True when `table` may be caught up to `podsVersion` at `now` rather than listed again. */
+function isReusable(table: Readonly<KeptPods> | undefined, podsVersion: string | undefined, now: number) {
+  return podsVersion !== undefined && table !== undefined && now - table.listedAt <= POD_LIST_REUSE_MS;
+}
+
+/**
+ * True when {@link readDaemonSetPods} of `ds` with `podsVersion` will try to catch up a kept table
+ * rather than list (it still lists when the catch-up fails).
+ */
+export function willCatchUp(
+  deps: Pick<ReconcileDeps, 'clock' | 'keptPods'>,
+  ds: Readonly<DaemonSet>,
+  podsVersion: string | undefined,
+): boolean {
+  const { uid, query } = selectionOf(ds);
+  return isReusable(deps.keptPods.peek(uid, query), podsVersion, deps.clock().getTime());
+}
+
 /**
  * The pods matching `ds`'s selector: with `podsVersion` (the newest change of the DaemonSet's pods
  * the trigger knew of), the kept table caught up to at least that version, if the process holds
@@ -52,16 +77,13 @@ export async function readDaemonSetPods(
   ds: Readonly<DaemonSet>,
   podsVersion: string | undefined,
 ): Promise<DaemonSetPods> {
-  const namespace = ds.metadata?.namespace ?? 'default';
-  const labelSelector = labelSelectorQuery(ds.spec?.selector);
-  const uid = ds.metadata?.uid ?? '';
-  const query = `${namespace}/${labelSelector}`;
+  const { namespace, labelSelector, uid, query } = selectionOf(ds);
   const startedAt = deps.clock().getTime();
   const table = deps.keptPods.take(uid, query);
   if (
     podsVersion !== undefined &&
     table !== undefined &&
-    startedAt - table.listedAt <= POD_LIST_REUSE_MS &&
+    isReusable(table, podsVersion, startedAt) &&
     (await catchUpKept(deps, uid, { namespace, labelSelector }, table, podsVersion))
   ) {
     deps.keptPods.put(uid, table);

@@ -4,7 +4,7 @@
  * the rolling update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps
  * the rolling update within its budget.
  */
-import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../core/label-selector.ts';
 import { validateDaemonSet } from '../core/validation.ts';
@@ -15,7 +15,7 @@ import type { DaemonSetMessage } from '../messages/work-message.ts';
 import { claimPods } from './claim-pods.ts';
 import { EventReason } from './event-recorder.ts';
 import { RECENT_READ_MS } from './object-cache.ts';
-import { readDaemonSetPods } from './read-daemon-set-pods.ts';
+import { readDaemonSetPods, willCatchUp } from './read-daemon-set-pods.ts';
 import type { ReconcileDeps } from './reconcile-deps.ts';
 import { violationQueries } from './selector-query.ts';
 import { emptyReport, type StepReport, sumReports } from './step-report.ts';
@@ -54,6 +54,7 @@ async function readDaemonSet(
   if (gone !== undefined) {
     deps.objects.forgetDaemonSet(gone);
     deps.keptPods.forget(gone);
+    deps.keptRevisions.forget(gone);
   }
   return undefined;
 }
@@ -98,6 +99,7 @@ async function readAround(
   versions: Pick<DaemonSetMessage, 'nodesVersion' | 'podsVersion'>,
 ): Promise<
   DaemonSetReads & {
+    readonly revisionsListedAt: number;
     readonly nodesKept: boolean;
     readonly podsKept: boolean;
     readonly nodesListedFrom: number;
@@ -108,12 +110,17 @@ async function readAround(
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
   const listPods = (labelSelector: string) =>
     deps.kube.listPods({ namespace, labelSelector, allowStale: true });
-  const [revisions, sharedNodes, matching, ...unmatched] = await Promise.all([
-    deps.kube.listControllerRevisions(namespace),
+  const violations = violationQueries(ds.spec?.selector, own);
+  const listUnmatched = () => Promise.all(violations.map(listPods));
+  // A step catching up a kept pod table leaves the pods to release to the recount that follows it.
+  const catchingUp = willCatchUp(deps, ds, versions.podsVersion);
+  const [revisions, sharedNodes, matching, listedUnmatched] = await Promise.all([
+    readRevisions(deps, ds, versions.podsVersion),
     readNodes(deps, receivedAt, versions.nodesVersion),
     readDaemonSetPods(deps, ds, versions.podsVersion),
-    ...violationQueries(ds.spec?.selector, own).map(listPods),
+    catchingUp ? undefined : listUnmatched(),
   ]);
+  const unmatched = matching.kept ? [] : (listedUnmatched ?? (await listUnmatched()));
   const nodes = sharedNodes.value;
   if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
     deps.objects.putListedNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
@@ -123,6 +130,7 @@ async function readAround(
   const observation = `${nodes.resourceVersion}/${matching.resourceVersion}`;
   return {
     revisions: revisions.items,
+    revisionsListedAt: revisions.listedAt,
     nodes: nodes.items,
     pods: [...pods.values()],
     observation,
@@ -132,6 +140,26 @@ async function readAround(
     podsKept: matching.kept,
     nodesListedFrom: sharedNodes.startedAt,
   };
+}
+
+/**
+ * The namespace's ControllerRevisions: with `podsVersion` (a step a relay trigger brought), the
+ * list this process's last step of the DaemonSet planned on without writing one, while the
+ * DaemonSet's generation is the same (`KeptRevisions`); else a fresh LIST. With when it was listed.
+ */
+async function readRevisions(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  podsVersion: string | undefined,
+): Promise<{ readonly items: V1ControllerRevision[]; readonly listedAt: number }> {
+  const now = deps.clock().getTime();
+  const kept =
+    podsVersion === undefined
+      ? undefined
+      : deps.keptRevisions.get(ds.metadata?.uid ?? '', ds.metadata?.generation ?? 0, now);
+  if (kept !== undefined) return { items: [...kept.revisions], listedAt: kept.listedAt };
+  const list = await deps.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default');
+  return { items: list.items, listedAt: now };
 }
 
 /**
@@ -165,6 +193,8 @@ export async function reconcileDaemonSet(
   const violations = validateDaemonSet(ds).map((v) => `${v.field}: ${v.message}`);
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
   const reads = await readAround(deps, ds, receivedAt, message);
+  const uid = ds.metadata?.uid ?? '';
+  deps.keptRevisions.forget(uid);
   const claim = await claimPods(deps, ds, reads.pods);
   const sync = await syncClaimedDaemonSet(
     deps,
@@ -173,8 +203,10 @@ export async function reconcileDaemonSet(
     message.cause,
     claim.blocked,
   );
+  // A list the step wrote no revision to (nor lost a race on) is still the namespace's revisions.
+  if (sync.report.revisionWrites === 0 && sync.report.conflicts === 0)
+    deps.keptRevisions.put(uid, ds.metadata?.generation ?? 0, reads.revisions, reads.revisionsListedAt);
   const reports = [claim.report, sync.report];
-  const uid = ds.metadata?.uid ?? '';
   const named = { ...message, daemonSet: { ...message.daemonSet, uid } };
   if (sync.requeueAfterSeconds !== undefined) {
     const now = deps.clock();

@@ -16,6 +16,7 @@ import { EventRecorder } from './event-recorder.ts';
 import { Expectations } from './expectations.ts';
 import { FanOutFeeds } from './fan-out-feed.ts';
 import { KEPT_PODS_BUDGET, KEPT_PODS_MIN, KeptPodLists } from './kept-pod-lists.ts';
+import { KeptRevisions } from './kept-revisions.ts';
 import { NodeListReuse } from './node-list-reuse.ts';
 import { ObjectCache } from './object-cache.ts';
 import type { ReconcileConfig } from './reconcile-config.ts';
@@ -70,5 +71,6 @@ export function reconcileDepsFor(
       KEPT_PODS_BUDGET,
       Math.min(config.nodeListReuseMinNodes ?? KEPT_PODS_MIN, KEPT_PODS_MIN),
     ),
+    keptRevisions: new KeptRevisions(),
   };
 }

@@ -12,6 +12,7 @@ import type { Expectations } from './expectations.ts';
 import type { FanOutFeeds } from './fan-out-feed.ts';
 import type { FanOutState } from './fan-out-message.ts';
 import type { KeptPodLists } from './kept-pod-lists.ts';
+import type { KeptRevisions } from './kept-revisions.ts';
 import type { NodeListReuse } from './node-list-reuse.ts';
 import type { ObjectCache } from './object-cache.ts';
 import type { SharedRead } from './shared-read.ts';
@@ -41,4 +42,6 @@ export interface ReconcileDeps {
   readonly nodeListReuse: NodeListReuse;
   /** Each DaemonSet's pods as its latest step read them, caught up by a watch by the next (see KeptPodLists). */
   readonly keptPods: KeptPodLists;
+  /** Each DaemonSet's revisions as its latest step listed them, while its spec stands (see KeptRevisions). */
+  readonly keptRevisions: KeptRevisions;
 }

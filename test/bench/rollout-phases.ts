@@ -49,6 +49,8 @@ export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>
     value === undefined ? '-' : `${((value - startedAt) / 1000).toFixed(1)} s`;
   const latest = (phase: keyof NodeTimes) =>
     Math.max(...[...times.values()].map((t) => t[phase] ?? Number.NEGATIVE_INFINITY));
+  const earliest = (phase: keyof NodeTimes) =>
+    Math.min(...[...times.values()].map((t) => t[phase] ?? Number.POSITIVE_INFINITY));
   /** The end of the rollout: when the last deletion, creation and availability came, and the last 1 % of nodes' phases. */
   const tail = (): string => {
     const last = [...times.values()]
@@ -59,7 +61,7 @@ export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>
       t.deleting === undefined ? [] : [(t.deleting - startedAt) / 1000],
     );
     return [
-      `the end: last old pod deleted at ${at(latest('deleting'))}, last replacement created at ${at(latest('created'))}, last available at ${at(latest('available'))}`,
+      `first pod created at ${at(earliest('created'))}; the end: last old pod deleted at ${at(latest('deleting'))}, last replacement created at ${at(latest('created'))}, last available at ${at(latest('available'))}`,
       `the last ${last.length} nodes to turn available: old pod deleted at ${describe(deletedAt)} after the start; gone → replacement created ${describe(last.flatMap((t) => (t.gone === undefined || t.created === undefined ? [] : [(t.created - t.gone) / 1000])))}`,
     ].join('\n');
   };

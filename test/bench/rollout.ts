@@ -22,6 +22,7 @@ import {
 } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
+import { trackRolloutPhases } from './rollout-phases.ts';
 import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
 
 const { values } = parseArgs({
@@ -55,6 +56,7 @@ try {
   cluster.pipelineHeap.reset();
   const profile = await startCpuProfile(values['cpu-profile']);
   const started = Date.now();
+  const phases = trackRolloutPhases(cluster.sim, () => true);
   createDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 } }));
   const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
   let lastReport = started;
@@ -82,6 +84,7 @@ try {
   );
   const seconds = (Date.now() - started) / 1000;
   const heap = cluster.pipelineHeap.read();
+  phases.stop();
   await profile.stop();
   phase('converged');
   const created = reconcileRequests(cluster.sim, { verb: 'create', resource: 'pods' });
@@ -109,6 +112,7 @@ try {
     `<= ${timeGoal.toFixed(2)}`,
     seconds / limit <= timeGoal,
   );
+  console.log(`where a node's time went:\n${phases.report()}`);
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
   await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
   printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });

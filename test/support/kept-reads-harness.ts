@@ -1,0 +1,29 @@
+/**
+ * A reconcile harness whose DaemonSet steps keep their node LISTs and pod tables whatever their
+ * size, with DaemonSet `agent` created and its pods on every node: for the tests of what a step
+ * on kept reads does.
+ */
+import { expect } from 'vitest';
+import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
+import { KEPT_PODS_BUDGET, KeptPodLists } from '../../lib/reconcile/kept-pod-lists.ts';
+import { NodeListReuse } from '../../lib/reconcile/node-list-reuse.ts';
+import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
+import { aDaemonSet, aNode } from './builders.ts';
+import { createDaemonSet, daemonSetMessage, podsOf } from './reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
+
+/** Starts the harness on `nodes`; resolves once `agent` runs a pod on each. */
+export async function startKeptReadsHarness(
+  nodes: readonly string[],
+): Promise<{ harness: Harness; message: DaemonSetMessage }> {
+  const harness = await startReconcileHarness({ nodes: nodes.map((name) => aNode(name)), pollWork: false });
+  (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
+  (harness.deps as { keptPods: KeptPodLists }).keptPods = new KeptPodLists(KEPT_PODS_BUDGET, 0);
+  const message = daemonSetMessage(createDaemonSet(harness, aDaemonSet('agent'))) as DaemonSetMessage;
+  await reconcileDaemonSet(harness.deps, message, Date.now());
+  const uid = message.daemonSet.uid ?? '';
+  const deadline = Date.now() + 10_000;
+  while (podsOf(harness, uid).length < nodes.length && Date.now() < deadline) await harness.invokeOnce(1);
+  expect(podsOf(harness, uid)).toHaveLength(nodes.length);
+  return { harness, message };
+}
