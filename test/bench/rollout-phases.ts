@@ -44,9 +44,11 @@ export function trackRolloutPhases(sim: SimCluster, isNew: (pod: Readonly<V1Pod>
       return a === undefined || b === undefined ? [] : [(b - a) / 1000];
     });
   const describe = (values: number[]) =>
-    `median ${quantile(values, 0.5).toFixed(2)} s, p90 ${quantile(values, 0.9).toFixed(2)} s`;
+    values.length === 0
+      ? 'none'
+      : `median ${quantile(values, 0.5).toFixed(2)} s, p90 ${quantile(values, 0.9).toFixed(2)} s`;
   const at = (value: number | undefined) =>
-    value === undefined ? '-' : `${((value - startedAt) / 1000).toFixed(1)} s`;
+    value === undefined || !Number.isFinite(value) ? '-' : `${((value - startedAt) / 1000).toFixed(1)} s`;
   const latest = (phase: keyof NodeTimes) =>
     Math.max(...[...times.values()].map((t) => t[phase] ?? Number.NEGATIVE_INFINITY));
   const earliest = (phase: keyof NodeTimes) =>
