@@ -49,9 +49,9 @@ function selectionOf(ds: Readonly<DaemonSet>) {
   return { namespace, labelSelector, uid: ds.metadata?.uid ?? '', query: `${namespace}/${labelSelector}` };
 }
 
-/** True when `table` may be caught up to `podsVersion` at `now` rather than listed again. */
-function isReusable(table: Readonly<KeptPods> | undefined, podsVersion: string | undefined, now: number) {
-  return podsVersion !== undefined && table !== undefined && now - table.listedAt <= POD_LIST_REUSE_MS;
+/** True when `table` is young enough at `now` to be caught up rather than listed again. */
+function isYoung(table: Readonly<KeptPods>, now: number): boolean {
+  return now - table.listedAt <= POD_LIST_REUSE_MS;
 }
 
 /**
@@ -64,7 +64,8 @@ export function willCatchUp(
   podsVersion: string | undefined,
 ): boolean {
   const { uid, query } = selectionOf(ds);
-  return isReusable(deps.keptPods.peek(uid, query), podsVersion, deps.clock().getTime());
+  const table = deps.keptPods.peek(uid, query);
+  return podsVersion !== undefined && table !== undefined && isYoung(table, deps.clock().getTime());
 }
 
 /**
@@ -83,7 +84,7 @@ export async function readDaemonSetPods(
   if (
     podsVersion !== undefined &&
     table !== undefined &&
-    isReusable(table, podsVersion, startedAt) &&
+    isYoung(table, startedAt) &&
     (await catchUpKept(deps, uid, { namespace, labelSelector }, table, podsVersion))
   ) {
     deps.keptPods.put(uid, table);

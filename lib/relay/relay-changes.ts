@@ -100,6 +100,20 @@ export function isRemovedAtOnce(resource: TriggeringResource, object: unknown): 
   );
 }
 
+/**
+ * True when the pod event (`type`, with the changed facets `changes`) shows `pod` turned ready: its
+ * readiness changed and it is ready now, or it was seen ready at its creation (a replayed or resumed
+ * watch shows one); never a pod being deleted.
+ */
+export function turnedReady(
+  type: 'ADDED' | 'MODIFIED' | 'DELETED',
+  changes: readonly string[],
+  pod: Readonly<V1Pod>,
+): boolean {
+  if (type === 'DELETED' || (type === 'MODIFIED' && !changes.includes('ready'))) return false;
+  return isPodReady(pod) && pod.metadata?.deletionTimestamp === undefined;
+}
+
 /** Pod phases after which the pod never runs again (upstream podutil.IsPodTerminal). */
 const terminalPhases = new Set(['Failed', 'Succeeded']);
 

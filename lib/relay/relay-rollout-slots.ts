@@ -14,8 +14,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { rolloutExtensionsOf } from '../core/extensions.ts';
-import { isPodReady } from '../core/pod-availability.ts';
 import { allowsSurge, isRollingUpdate } from '../core/rollout-budget.ts';
+import { turnedReady } from './relay-changes.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 
 /** How a DaemonSet's rolling update stands, as the relay last saw the DaemonSet. */
@@ -51,8 +51,7 @@ export function freesRolloutSlot(
   const standing = standingOf(ds);
   if (standing === 'settled') return false;
   if (type === 'DELETED') return standing === 'surging';
-  if (type === 'MODIFIED' && !changes.includes('ready')) return false;
-  return isPodReady(pod) && pod.metadata?.deletionTimestamp === undefined;
+  return turnedReady(type, changes, pod);
 }
 
 function standingOf(ds: Readonly<DaemonSet>): RolloutStanding {

@@ -8,7 +8,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../core/controller-ref.ts';
-import { isPodReady } from '../core/pod-availability.ts';
+import { turnedReady } from './relay-changes.ts';
 import type { RelayNodeContext } from './relay-node-context.ts';
 
 /**
@@ -23,9 +23,7 @@ export function settlesDaemonSet(
   changes: readonly string[],
   pod: Readonly<V1Pod>,
 ): boolean {
-  if (context === undefined || type === 'DELETED') return false;
-  if (type === 'MODIFIED' && !changes.includes('ready')) return false;
-  if (!isPodReady(pod) || pod.metadata?.deletionTimestamp !== undefined) return false;
+  if (context === undefined || !turnedReady(type, changes, pod)) return false;
   const owner = controllerOf(pod)?.uid;
   const ds = owner === undefined ? undefined : context.daemonSet(owner);
   if (owner === undefined || ds === undefined || context.unreadyPodsOf(owner) > 0) return false;

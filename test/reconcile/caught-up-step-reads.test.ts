@@ -12,7 +12,7 @@ import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
 import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
-import { startKeptReadsHarness } from '../support/kept-reads-harness.ts';
+import { newestVersion, startKeptReadsHarness } from '../support/kept-reads-harness.ts';
 import { podsOf } from '../support/reconcile-cluster.ts';
 import type { Harness } from '../support/reconcile-harness.ts';
 
@@ -36,11 +36,7 @@ describe('a DaemonSet step on a caught-up pod table', () => {
     revisionWrites: requests('create', 'apps/controllerrevisions'),
   });
   /** The newest resourceVersion any pod has now: a trigger's version the kept table can reach. */
-  const newest = () =>
-    (harness.sim.store.list('pods') as unknown as V1Pod[])
-      .map((pod) => pod.metadata?.resourceVersion ?? '')
-      .sort((a, b) => a.length - b.length || a.localeCompare(b))
-      .at(-1);
+  const newest = () => newestVersion(harness.sim.store.list('pods') as unknown as V1Pod[]);
   /** One step, with the newest pod version (a relay trigger's step) or without (a recount). */
   const step = async (caughtUp: boolean) => {
     const before = reads();

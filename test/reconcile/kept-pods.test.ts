@@ -14,7 +14,7 @@ import {
 } from '../../lib/reconcile/kept-pod-lists.ts';
 import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
-import { startKeptReadsHarness } from '../support/kept-reads-harness.ts';
+import { newestVersion, startKeptReadsHarness } from '../support/kept-reads-harness.ts';
 import { podsOf } from '../support/reconcile-cluster.ts';
 import type { Harness } from '../support/reconcile-harness.ts';
 
@@ -118,15 +118,11 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
       currentNumberScheduled?: number;
       desiredNumberScheduled?: number;
     };
-  const versionOf = (pod: Readonly<V1Pod>) => pod.metadata?.resourceVersion ?? '';
 
   it('lists without a version, plans on the kept table for a version it covers, watches for a newer one', async () => {
     // The DaemonSet's pods, and those it controls that no longer match its selector.
     expect(await step()).toEqual({ lists: 2, watches: 0 });
-    const newest = pods()
-      .map(versionOf)
-      .sort((a, b) => a.length - b.length || a.localeCompare(b))
-      .at(-1);
+    const newest = newestVersion(pods());
     // The kept table already shows the version: still one watch (for what came since), no LIST,
     // the pods to release left to the recount that follows.
     expect(await step(newest)).toEqual({ lists: 0, watches: 1 });
@@ -148,10 +144,7 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
 
   it('keeps its table through a watch refused with 429, and lists nothing after the Retry-After', async () => {
     expect(await step()).toEqual({ lists: 2, watches: 0 });
-    const newest = pods()
-      .map(versionOf)
-      .sort((a, b) => a.length - b.length || a.localeCompare(b))
-      .at(-1);
+    const newest = newestVersion(pods());
     harness.sim.faults.setErrorRate('watch', { status: 429, rate: 1 });
     try {
       await expect(step(newest)).rejects.toBeInstanceOf(TooManyRequestsError);
@@ -188,11 +181,7 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
   });
 
   it('holds as being deleted only the pods whose delete the API server took', async () => {
-    const newest = () =>
-      pods()
-        .map(versionOf)
-        .sort((a, b) => a.length - b.length || a.localeCompare(b))
-        .at(-1);
+    const newest = () => newestVersion(pods());
     await step();
     const ds = harness.sim.store.get('apps/daemonsets', 'default', 'agent') as KubeObject & {
       spec: { template: { spec: { containers: { image: string }[] } }; updateStrategy: unknown };

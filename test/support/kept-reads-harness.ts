@@ -3,6 +3,7 @@
  * size, with DaemonSet `agent` created and its pods on every node: for the tests of what a step
  * on kept reads does.
  */
+import type { V1Pod } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { KEPT_PODS_BUDGET, KeptPodLists } from '../../lib/reconcile/kept-pod-lists.ts';
@@ -26,4 +27,15 @@ export async function startKeptReadsHarness(
   while (podsOf(harness, uid).length < nodes.length && Date.now() < deadline) await harness.invokeOnce(1);
   expect(podsOf(harness, uid)).toHaveLength(nodes.length);
   return { harness, message };
+}
+
+/**
+ * The newest resourceVersion among `pods` (the simulated API server's are decimal numbers): a
+ * trigger's version a kept table can reach.
+ */
+export function newestVersion(pods: readonly V1Pod[]): string | undefined {
+  return pods
+    .map((pod) => pod.metadata?.resourceVersion ?? '')
+    .sort((a, b) => a.length - b.length || a.localeCompare(b))
+    .at(-1);
 }
