@@ -21,8 +21,9 @@ describe('the local pipeline loses no event and replays safely', () => {
   afterAll(async () => world.stop());
 
   it('catches up on changes made while the relay was down', async () => {
-    // No delayed step left over from the placement (a status refresh lists every node).
-    await world.quiet();
+    // No delayed step left over from the placement: a status refresh or a recount lists every node,
+    // and would place joined-1 with the relay down.
+    await world.quiet(30_000, { delayed: true });
     await world.pipeline.stopRelay();
     world.sim.nodes.add('joined-1', { labels: { 'kubernetes.io/os': 'linux' } });
     world.sim.nodes.taint('master-1', { key: 'dedicated', value: 'infra', effect: 'NoExecute' });
