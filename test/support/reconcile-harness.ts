@@ -99,7 +99,10 @@ export async function startReconcileHarness(options: Readonly<HarnessOptions> = 
   };
   const logger = silentLogger();
   const deps = buildReconcileDeps({ config, logger, sqs: queues.sqs });
-  const handler = createReconcileHandler({ deps, logger, metrics: new Metrics({ namespace: 'test' }) });
+  // Invocations run concurrently here (never on Lambda): one publishes the other's metrics, and the
+  // other's empty publish would warn on stderr.
+  const metrics = new Metrics({ namespace: 'test', logger });
+  const handler = createReconcileHandler({ deps, logger, metrics });
   const inFlight = { count: 0 };
   const counted: ReconcileHandler = async (event, context) => {
     inFlight.count++;
