@@ -15,9 +15,9 @@ import { labelSelectorQuery } from './selector-query.ts';
 
 /**
  * How long a kept pod table may be caught up after the LIST it started from: at least one LIST of
- * a DaemonSet's pods a minute while its steps run, besides the recounts (as for nodes).
+ * a DaemonSet's pods every two minutes while its steps run, besides the recounts (as for nodes).
  */
-export const POD_LIST_REUSE_MS = 60_000;
+export const POD_LIST_REUSE_MS = 120_000;
 
 /**
  * {@link catchUpPods} of DaemonSet `uid`'s `table`. A watch the API server refused with 429 applied

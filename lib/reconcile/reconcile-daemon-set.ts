@@ -24,9 +24,9 @@ import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './
 
 /**
  * How long a node LIST may be planned on again while no node changed: at least one full LIST of the
- * nodes per minute while the DaemonSet's steps run (docs/design.md, 15. The DaemonSet step).
+ * nodes every two minutes while the DaemonSet's steps run (docs/design.md, 15. The DaemonSet step).
  */
-export const NODE_LIST_REUSE_MS = 60_000;
+export const NODE_LIST_REUSE_MS = 120_000;
 
 /** The requeue reason of the step that counts again from a fresh node LIST after one planned on a kept LIST. */
 export const RECOUNT_REASON = 'recount from a fresh node LIST';
