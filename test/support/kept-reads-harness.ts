@@ -5,6 +5,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import { compareResourceVersions } from '../../lib/kube/resource-version.ts';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { KEPT_PODS_BUDGET, KeptPodLists } from '../../lib/reconcile/kept-pod-lists.ts';
 import { NodeListReuse } from '../../lib/reconcile/node-list-reuse.ts';
@@ -29,13 +30,10 @@ export async function startKeptReadsHarness(
   return { harness, message };
 }
 
-/**
- * The newest resourceVersion among `pods` (the simulated API server's are decimal numbers): a
- * trigger's version a kept table can reach.
- */
+/** The newest resourceVersion among `pods`: a trigger's version a kept table can reach. */
 export function newestVersion(pods: readonly V1Pod[]): string | undefined {
   return pods
     .map((pod) => pod.metadata?.resourceVersion ?? '')
-    .sort((a, b) => a.length - b.length || a.localeCompare(b))
+    .sort((a, b) => compareResourceVersions(a, b) ?? 0)
     .at(-1);
 }
