@@ -8,9 +8,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
-import { reconcileConfigFromEnvironment } from '../../lib/reconcile/reconcile-config.ts';
-import { reconcileDepsFor } from '../../lib/reconcile/reconcile-deps-for.ts';
-import { createReconcileHandler } from '../../lib/reconcile/reconcile-handler.ts';
+import { createReconcileHandler } from '../../lib/reconcile/handler/reconcile-handler.ts';
+import { reconcileDepsFor } from '../../lib/reconcile/setup/deps-for-connection.ts';
+import { reconcileConfigFromEnvironment } from '../../lib/reconcile/setup/reconcile-config.ts';
 
 const logger = new Logger({ serviceName: 'everynode-reconcile' });
 const metrics = new Metrics({ namespace: 'everynode', serviceName: 'everynode-reconcile' });

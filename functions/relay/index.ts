@@ -1,7 +1,7 @@
 /**
  * The relay Lambda function: one run of the chain of relay runs per invocation (a predecessor's or
  * the watchdog schedule's), watching the cluster and publishing the decision-relevant changes to
- * the everynode EventBridge bus (lib/relay/relay-run.ts). Clients are built once per container.
+ * the everynode EventBridge bus (lib/relay/run/run.ts). Clients are built once per container.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -11,12 +11,12 @@ import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { EventBridgeEventBus } from '../../lib/queue/event-bus-eventbridge.ts';
-import { SsmCheckpointStore } from '../../lib/relay/relay-checkpoint-ssm.ts';
-import { relayConfigFromEnvironment } from '../../lib/relay/relay-config.ts';
-import { createRelayHandler } from '../../lib/relay/relay-handler.ts';
-import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/relay-metrics.ts';
-import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/relay/relay-run.ts';
-import { invokeSuccessorWithLambda } from '../../lib/relay/relay-successor-lambda.ts';
+import { SsmCheckpointStore } from '../../lib/relay/run/checkpoint-ssm.ts';
+import { createRelayHandler } from '../../lib/relay/run/handler.ts';
+import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/run/heartbeat-metric.ts';
+import { RELAY_CHECKPOINT_EVERY_MS } from '../../lib/relay/run/run.ts';
+import { invokeSuccessorWithLambda } from '../../lib/relay/run/successor-lambda.ts';
+import { relayConfigFromEnvironment } from '../../lib/relay/setup/relay-config.ts';
 
 const logger = new Logger({ serviceName: RELAY_HEARTBEAT_METRIC.service });
 const metrics = new Metrics({

@@ -12,7 +12,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/relay-metrics.ts';
+import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/run/heartbeat-metric.ts';
 
 export interface PipelineAlarmsProps {
   readonly workDlq: IQueue;

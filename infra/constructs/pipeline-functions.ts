@@ -12,7 +12,7 @@ import {
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { RELAY_RESERVED_CONCURRENCY } from '../../lib/relay/relay-handover.ts';
+import { RELAY_RESERVED_CONCURRENCY } from '../../lib/relay/run/handover.ts';
 
 /** Where the functions run and what they share. */
 export interface PipelineFunctionsProps {

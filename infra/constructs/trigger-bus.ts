@@ -4,7 +4,7 @@ import { EventBus as EventBusTarget, LambdaFunction, SqsQueue } from 'aws-cdk-li
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RELAY_WATCHDOG_SECONDS } from '../../lib/relay/relay-handover.ts';
+import { RELAY_WATCHDOG_SECONDS } from '../../lib/relay/run/handover.ts';
 
 /** Event sources that the relay publishes with; the router matches on them too. */
 export const relaySource = 'everynode.relay';

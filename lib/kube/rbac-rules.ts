@@ -27,25 +27,25 @@ function relayRules(group: string): FunctionRule[] {
       verbs: ['get'],
     },
     {
-      why: 'relay-watch.ts and relay-resume.ts list, then watch, nodes: their changes become triggers and node hints.',
+      why: 'watches/resource-watch.ts and run/resume.ts list, then watch, nodes: their changes become triggers and node hints.',
       apiGroups: [''],
       resources: ['nodes'],
       verbs: ['list', 'watch'],
     },
     {
-      why: 'relay-watch.ts lists and watches the daemon pods (label-selected; RBAC cannot narrow by label) for triggers.',
+      why: 'watches/resource-watch.ts lists and watches the daemon pods (label-selected; RBAC cannot narrow by label) for triggers.',
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch'],
     },
     {
-      why: 'relay-watch.ts lists and watches the managed DaemonSets for triggers.',
+      why: 'watches/resource-watch.ts lists and watches the managed DaemonSets for triggers.',
       apiGroups: [group],
       resources: ['daemonsets'],
       verbs: ['list', 'watch'],
     },
     {
-      why: 'relay-watch.ts lists and watches ControllerRevisions for the revision hashes of its hints (relay-revision-hashes.ts).',
+      why: 'watches/resource-watch.ts lists and watches ControllerRevisions for the revision hashes of its hints (cluster-view/revision-hashes.ts).',
       apiGroups: ['apps'],
       resources: ['controllerrevisions'],
       verbs: ['list', 'watch'],
@@ -78,19 +78,19 @@ function routerRules(group: string): FunctionRule[] {
 function reconcileRules(group: string): FunctionRule[] {
   return [
     {
-      why: 'reconcile-node.ts and pair-reader.ts read a node (getNode); reconcile-daemon-set.ts lists nodes for placement; node-gates.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
+      why: 'node-step/node-step.ts and pair-reader.ts read a node (getNode); daemon-set-step/daemon-set-step.ts lists nodes for placement; node-gates/gate-step.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
       apiGroups: [''],
       resources: ['nodes'],
       verbs: ['get', 'list', 'patch'],
     },
     {
-      why: "node-gates.ts sets the everynode.dev/DaemonSetsReady node condition through the status subresource, a strategic merge patch by condition type that leaves the kubelet's conditions alone (patchNodeCondition).",
+      why: "node-gates/gate-step.ts sets the everynode.dev/DaemonSetsReady node condition through the status subresource, a strategic merge patch by condition type that leaves the kubelet's conditions alone (patchNodeCondition).",
       apiGroups: [''],
       resources: ['nodes/status'],
       verbs: ['patch'],
     },
     {
-      why: "Daemon pods: listed by selector and node (reconcile-daemon-set.ts, claim-pods.ts), watched from a kept LIST's version to catch it up (catch-up-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).",
+      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, claim-pods.ts), watched from a kept LIST's version to catch it up (catch-up-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).",
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch', 'create', 'delete', 'patch'],
@@ -102,13 +102,13 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['create'],
     },
     {
-      why: 'The managed DaemonSets: read (reconcile-daemon-set.ts, pair-reader.ts) and listed (reconcile-node.ts); never written but for their status.',
+      why: 'The managed DaemonSets: read (daemon-set-step/daemon-set-step.ts, pair-reader.ts) and listed (node-step/node-step.ts); never written but for their status.',
       apiGroups: [group],
       resources: ['daemonsets'],
       verbs: ['get', 'list'],
     },
     {
-      why: 'write-daemon-set-status.ts replaces the status through the status subresource (PUT: update).',
+      why: 'daemon-set-step/write-status.ts replaces the status through the status subresource (PUT: update).',
       apiGroups: [group],
       resources: ['daemonsets/status'],
       verbs: ['update'],
@@ -120,7 +120,7 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['update'],
     },
     {
-      why: 'sync-revisions.ts keeps the revision history `kubectl rollout history` and `undo` read: lists, creates, updates (adoption, revision bumps) and deletes (cleanupHistory) ControllerRevisions.',
+      why: 'daemon-set-step/sync-revision-history.ts keeps the revision history `kubectl rollout history` and `undo` read: lists, creates, updates (adoption, revision bumps) and deletes (cleanupHistory) ControllerRevisions.',
       apiGroups: ['apps'],
       resources: ['controllerrevisions'],
       verbs: ['list', 'create', 'update', 'delete'],

@@ -4,7 +4,7 @@
  * there a second later.
  */
 import type { StructuredLogger } from '../log/structured-logger.ts';
-import { type Relay, type RelayOptions, startRelay } from '../relay/relay.ts';
+import { type Relay, type RelayOptions, startRelay } from '../relay/run/relay.ts';
 
 /** Starts, stops and restarts the relay. */
 export class RelaySupervisor {

@@ -75,7 +75,7 @@ export const watchEventDetailSchema = z.object({
   /** Pods: the node they run on or are pinned to (`targetNodeName`). */
   nodeName: z.string().min(1).optional(),
   /**
-   * MODIFIED events: which decision-relevant facets changed (the relay's `relay-changes.ts` names
+   * MODIFIED events: which decision-relevant facets changed (the relay's `cluster-view/decision-facets.ts` names
    * them; `terminal` = a pod's phase became Failed or Succeeded). Absent for ADDED and DELETED and in
    * triggers from elsewhere: the router then assumes anything may have changed.
    */

@@ -13,7 +13,7 @@ import { type TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
-import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/setup/deps-for-config.ts';
 import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';

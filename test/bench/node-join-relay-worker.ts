@@ -10,7 +10,7 @@ import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubecon
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { causeOfTrigger, parseTrigger } from '../../lib/messages/parse-trigger.ts';
 import { type BusEvent, eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
-import { startRelay } from '../../lib/relay/relay.ts';
+import { startRelay } from '../../lib/relay/run/relay.ts';
 import { routeWatch } from '../../lib/router/router-watch.ts';
 
 /** What the worker is started with. */

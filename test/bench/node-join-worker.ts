@@ -11,9 +11,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { processRequestCounter } from '../../lib/kube/request-counter.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
-import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
-import type { ReconcileDeps } from '../../lib/reconcile/reconcile-deps.ts';
-import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
+import type { ReconcileDeps } from '../../lib/reconcile/deps/reconcile-deps.ts';
+import { reconcileNode } from '../../lib/reconcile/node-step/node-step.ts';
+import { buildReconcileDeps } from '../../lib/reconcile/setup/deps-for-config.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 
 /** What the worker is started with. */

@@ -4,7 +4,7 @@
  * is what a reconcile process's memory and the API server's time grow with), and the peak memory
  * of the thread it ran in.
  */
-import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/setup/deps-for-config.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { HeapPeakFigures } from './heap-peak.ts';
 

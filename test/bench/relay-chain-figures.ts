@@ -5,8 +5,8 @@
  */
 import type { TriggeringResource } from '../../lib/kube/kube-port.ts';
 import { compareResourceVersions } from '../../lib/kube/resource-version.ts';
-import type { ResourceVersions } from '../../lib/relay/relay-handover.ts';
-import type { RelayRunReport } from '../../lib/relay/relay-run.ts';
+import type { ResourceVersions } from '../../lib/relay/run/handover.ts';
+import type { RelayRunReport } from '../../lib/relay/run/run.ts';
 import { logNormal } from './relay-handover-lambda.ts';
 
 /** How a successor invocation is delayed: Lambda's asynchronous delivery plus a cold start. */

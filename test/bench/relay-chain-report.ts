@@ -10,9 +10,9 @@ import {
   RELAY_SUCCESSOR_LEAD_MS,
   RELAY_WATCHDOG_SECONDS,
   type ResourceVersions,
-} from '../../lib/relay/relay-handover.ts';
-import type { RelayRunReport } from '../../lib/relay/relay-run.ts';
-import { RELAY_CHECKPOINT_EVERY_MS, RELAY_FLUSH_RESERVE_SECONDS } from '../../lib/relay/relay-run.ts';
+} from '../../lib/relay/run/handover.ts';
+import type { RelayRunReport } from '../../lib/relay/run/run.ts';
+import { RELAY_CHECKPOINT_EVERY_MS, RELAY_FLUSH_RESERVE_SECONDS } from '../../lib/relay/run/run.ts';
 import {
   checkpointMovedBack,
   handOverSpans,
@@ -186,7 +186,7 @@ export function relayChainReport(m: Readonly<ChainMeasurements>): string[] {
     `successor delays drawn p50 / max (s): ${s(quantile(m.delays, 0.5))} / ${s(Math.max(...m.delays, 0))}; wall time ${s(m.wallMs, 1)} s`,
     '',
     'Assumptions:',
-    `- the real runRelay (lib/relay/relay-run.ts), each run with its own Kubernetes client over HTTP to the simulated cluster (${m.initialNodes} nodes, one more every ${m.churnEveryMs} ms from the first run's lease on), one shared checkpoint record (a file standing for the SSM parameter, no latency) and the local trigger bus (fauxqs).`,
+    `- the real runRelay (lib/relay/run/run.ts), each run with its own Kubernetes client over HTTP to the simulated cluster (${m.initialNodes} nodes, one more every ${m.churnEveryMs} ms from the first run's lease on), one shared checkpoint record (a file standing for the SSM parameter, no latency) and the local trigger bus (fauxqs).`,
     `- P = ${m.periodSeconds} s: the successor is invoked ${RELAY_SUCCESSOR_LEAD_MS / 1000} s before P, i.e. ${m.periodSeconds - RELAY_SUCCESSOR_LEAD_MS / 1000} s after a run starts; a run watches at most P + 45 s (T − ${RELAY_FLUSH_RESERVE_SECONDS} s, T = P + 60 s); checkpoint (heartbeat) every ${RELAY_CHECKPOINT_EVERY_MS / 1000} s, lease fresh for ${RELAY_LEASE_FRESH_MS / 1000} s, predecessor polls every ${RELAY_HANDOVER_POLL_MS / 1000} s.`,
     `- a successor invocation is accepted at once and its run starts in this process after a delay standing for asynchronous delivery plus a cold start: log-normal, median ${SUCCESSOR_DELAY.medianMs / 1000} s, p99 ${SUCCESSOR_DELAY.p99Ms / 1000} s, capped at ${SUCCESSOR_DELAY.capMs / 1000} s (seeded PRNG); the start-up itself (client, LIST, catch-up) is real.`,
     `- the first run is a watchdog run (no checkpoint: it starts cold); the watchdog ticks every ${RELAY_WATCHDOG_SECONDS} s; the run of successor invocation ${m.handovers} is the last: it takes the lease, watches ${FINAL_WATCH_MS / 1000} s and gives the lease up.`,

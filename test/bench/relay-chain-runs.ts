@@ -1,5 +1,5 @@
 /**
- * The chain of real relay runs (lib/relay/relay-run.ts) of `npm run bench -- relay-chain`, in this
+ * The chain of real relay runs (lib/relay/run/run.ts) of `npm run bench -- relay-chain`, in this
  * process: the first a watchdog run, each successor invocation starting the next run after a
  * drawn delay (asynchronous delivery plus a cold start), as Lambda would start it in another
  * container, with the watchdog schedule ticking beside them. Each run has its own Kubernetes
@@ -9,18 +9,18 @@ import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { silentLogger } from '../../lib/log/structured-logger.ts';
 import type { EventBus } from '../../lib/queue/event-bus.ts';
-import type { RelayCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
+import type { RelayCheckpointStore } from '../../lib/relay/run/checkpoint.ts';
 import {
   RELAY_HANDOVER_POLL_MS,
   RELAY_WATCHDOG_SECONDS,
   type RelaySuccessorEvent,
-} from '../../lib/relay/relay-handover.ts';
+} from '../../lib/relay/run/handover.ts';
 import {
   RELAY_CHECKPOINT_EVERY_MS,
   type RelayRunReport,
   relayDeadlineMillis,
   runRelay,
-} from '../../lib/relay/relay-run.ts';
+} from '../../lib/relay/run/run.ts';
 import { successorDelayMs } from './relay-chain-figures.ts';
 import { CrashableRun } from './relay-chain-world.ts';
 

@@ -5,8 +5,8 @@
  * one run is made to crash: from a moment on, nothing it does reaches the bus or the record.
  */
 import type { BusEvent, EventBus } from '../../lib/queue/event-bus.ts';
-import type { RelayCheckpoint, RelayCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
-import type { ResourceVersions } from '../../lib/relay/relay-handover.ts';
+import type { RelayCheckpoint, RelayCheckpointStore } from '../../lib/relay/run/checkpoint.ts';
+import type { ResourceVersions } from '../../lib/relay/run/handover.ts';
 
 /** The bus of the local pipeline, noting when each node's watch trigger was first accepted. */
 export class TimedBus implements EventBus {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- relay-chain [--handovers 8] [--period 24] [--seed 1] [--crash]`: the relay's
  * hand-over on AWS (docs/design.md, 25. The relay's hand-over on AWS) measured on the real code
- * over real time: a chain of real relay runs (lib/relay/relay-run.ts) watching a simulated cluster
+ * over real time: a chain of real relay runs (lib/relay/run/run.ts) watching a simulated cluster
  * over HTTP while nodes join every 250 ms, sharing one checkpoint record and the local trigger bus.
  * Prints how long nobody watched, how long two runs watched, how soon each joining node's trigger
  * was accepted, the API requests per hand-over and whether the checkpoint ever moved back, beside
@@ -15,8 +15,8 @@ import { parseArgs } from 'node:util';
 import { LocalEventBus } from '../../lib/queue/event-bus-local.ts';
 import { Journal } from '../../lib/queue/journal.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
-import { FileCheckpointStore } from '../../lib/relay/relay-checkpoint.ts';
-import { RELAY_SUCCESSOR_LEAD_MS } from '../../lib/relay/relay-handover.ts';
+import { FileCheckpointStore } from '../../lib/relay/run/checkpoint.ts';
+import { RELAY_SUCCESSOR_LEAD_MS } from '../../lib/relay/run/handover.ts';
 import { mulberry32 } from '../../lib/sim/faults.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { type ChainMeasurements, relayChainReport } from './relay-chain-report.ts';

@@ -6,7 +6,7 @@
  *
  * - today (the design the chain replaced): the schedule starts a run every P; reserved concurrency
  *   1; each run watches for {@link scheduleWatchMillis} after its LIST and then stops.
- * - chain: the successor chain with a lease, every decision taken by lib/relay/relay-handover.ts;
+ * - chain: the successor chain with a lease, every decision taken by lib/relay/run/handover.ts;
  *   reserved concurrency 2; the schedule, every RELAY_WATCHDOG_SECONDS, is only a watchdog.
  *
  * Both designs run on the simulated Lambda of relay-handover-lambda.ts, with the same seeded
@@ -27,8 +27,8 @@ import {
   shouldHandOver,
   shouldReinvokeSuccessor,
   successorDueAt,
-} from '../../lib/relay/relay-handover.ts';
-import { RELAY_FLUSH_RESERVE_SECONDS } from '../../lib/relay/relay-run.ts';
+} from '../../lib/relay/run/handover.ts';
+import { RELAY_FLUSH_RESERVE_SECONDS } from '../../lib/relay/run/run.ts';
 import { analyseCoverage, type Coverage } from './relay-handover-coverage.ts';
 import {
   EventClock,

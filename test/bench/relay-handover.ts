@@ -3,7 +3,7 @@
  * [--crash-percent 1] [--lost-invoke-percent 1] [--run-seconds 300]
  * [--watchdog-seconds 60]`: how long nobody watches the cluster between relay runs
  * on AWS, today (a run every P, reserved concurrency 1) and with the successor chain and lease of
- * lib/relay/relay-handover.ts, side by side. A discrete-event timing model over simulated time
+ * lib/relay/run/handover.ts, side by side. A discrete-event timing model over simulated time
  * (relay-handover-model.ts): a day takes well under a second. Goals: no unwatched time outside
  * injected failures, no gap over 2 s, at most 60 s a hour watched twice.
  */
@@ -14,7 +14,7 @@ import {
   RELAY_SUCCESSOR_LEAD_MS,
   RELAY_SUCCESSOR_PATIENCE_MS,
   RELAY_WATCHDOG_SECONDS,
-} from '../../lib/relay/relay-handover.ts';
+} from '../../lib/relay/run/handover.ts';
 import { mulberry32 } from '../../lib/sim/faults.ts';
 import type { Gap } from './relay-handover-coverage.ts';
 import {
@@ -149,7 +149,7 @@ const lines = [
   '',
   'Designs:',
   `- today (the design the chain replaced): the schedule invokes the relay every P; reserved concurrency 1; a run watches from its LIST's end for P + ${SCHEDULE_OVERLAP_SECONDS} s (T = ${relayTimeoutMs(model.runSeconds) / 1000} s), then stops.`,
-  `- chain: reserved concurrency 2; successor invoked ${RELAY_SUCCESSOR_LEAD_MS / 1000} s before P ends, takes the lease once its watches are established; the predecessor polls every ${RELAY_HANDOVER_POLL_MS / 1000} s and stops when another run holds a fresh lease, or at T − 15 s; re-invokes after ${RELAY_SUCCESSOR_PATIENCE_MS / 1000} s without takeover; watchdog every ${model.watchdogSeconds} s starts a run when the lease is older than ${RELAY_LEASE_FRESH_MS / 1000} s. Every decision is a call into lib/relay/relay-handover.ts.`,
+  `- chain: reserved concurrency 2; successor invoked ${RELAY_SUCCESSOR_LEAD_MS / 1000} s before P ends, takes the lease once its watches are established; the predecessor polls every ${RELAY_HANDOVER_POLL_MS / 1000} s and stops when another run holds a fresh lease, or at T − 15 s; re-invokes after ${RELAY_SUCCESSOR_PATIENCE_MS / 1000} s without takeover; watchdog every ${model.watchdogSeconds} s starts a run when the lease is older than ${RELAY_LEASE_FRESH_MS / 1000} s. Every decision is a call into lib/relay/run/handover.ts.`,
   'Assumptions (same seeded draws for both designs, one stream per input):',
   `- cold start log-normal, median ${model.coldStartMedianMs / 1000} s, p99 ${model.coldStartP99Ms / 1000} s; warm start ${model.warmStartMs} ms on an environment idle < ${model.idleKeepMs / 60_000} min; ${model.recycledShare * 100} % of invocations find it recycled (cold).`,
   `- LIST and catch-up uniform ${model.listMinMs / 1000}–${model.listMaxMs / 1000} s; stopping (flush, last checkpoint write) uniform ${model.stopMinMs / 1000}–${model.stopMaxMs / 1000} s; a watchdog invocation that exits holds its slot ${model.watchdogExitMs} ms; store reads and writes take no time.`,

@@ -12,8 +12,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { type Relay, startRelay } from '../../lib/relay/relay.ts';
-import type { RelayStats } from '../../lib/relay/relay-watch.ts';
+import { type Relay, startRelay } from '../../lib/relay/run/relay.ts';
+import type { RelayStats } from '../../lib/relay/watches/resource-watch.ts';
 
 /** One report of the child: its memory, and how far the relay got. */
 export interface RelayMemorySample {

@@ -18,9 +18,9 @@ import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
-import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
-import { reconcileDaemonSet } from '../../lib/reconcile/reconcile-daemon-set.ts';
-import type { ReconcileDeps } from '../../lib/reconcile/reconcile-deps.ts';
+import { reconcileDaemonSet } from '../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
+import type { ReconcileDeps } from '../../lib/reconcile/deps/reconcile-deps.ts';
+import { buildReconcileDeps } from '../../lib/reconcile/setup/deps-for-config.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet } from '../support/builders.ts';

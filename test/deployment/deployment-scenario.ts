@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { MAX_FAILURE_REQUEUES } from '../../lib/reconcile/reconcile-record.ts';
+import { MAX_FAILURE_REQUEUES } from '../../lib/reconcile/handler/work-record.ts';
 import { instanceIdOfNode, type OfflineDeployment } from '../support/aws/offline-deployment.ts';
 import { seedPlacement } from '../support/seed-placement.ts';
 

@@ -8,8 +8,8 @@
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELAY_LEASE_FRESH_MS, type RelayLease } from '../../lib/relay/relay-handover.ts';
-import type { RelayRunReport } from '../../lib/relay/relay-run.ts';
+import { RELAY_LEASE_FRESH_MS, type RelayLease } from '../../lib/relay/run/handover.ts';
+import type { RelayRunReport } from '../../lib/relay/run/run.ts';
 import { type CfnTemplate, logicalIdAt } from '../support/aws/deployed-stack.ts';
 import { type OfflineDeployment, startOfflineDeployment } from '../support/aws/offline-deployment.ts';
 import { synthesizeApp, TEST_APP_CONTEXT } from '../support/aws/synthesized-app.ts';

@@ -5,7 +5,7 @@
  * full view says may be wrong (docs/design.md, 26. Node readiness gates).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resyncTriggerEvent } from '../../lib/relay/relay-trigger.ts';
+import { resyncTriggerEvent } from '../../lib/relay/output/trigger.ts';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const NAMESPACE = 'gates';

@@ -1,6 +1,6 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECONCILE_USER_AGENT } from '../../lib/reconcile/build-reconcile-deps.ts';
+import { RECONCILE_USER_AGENT } from '../../lib/reconcile/setup/deps-for-config.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,

@@ -4,11 +4,11 @@ import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { NodeHints } from '../../lib/messages/node-hints.ts';
 import type { NodeMessage, PairMessage } from '../../lib/messages/work-message.ts';
-import { Expectations } from '../../lib/reconcile/expectations.ts';
-import { ObjectCache } from '../../lib/reconcile/object-cache.ts';
-import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
-import { reconcilePair } from '../../lib/reconcile/reconcile-pair.ts';
-import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
+import { Expectations } from '../../lib/reconcile/memory/expectations.ts';
+import { ObjectCache } from '../../lib/reconcile/memory/object-cache.ts';
+import { reconcileNode } from '../../lib/reconcile/node-step/node-step.ts';
+import { reconcilePair } from '../../lib/reconcile/pair-step/pair-step.ts';
+import { RelayNodeContext } from '../../lib/relay/cluster-view/node-context.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   createDaemonSet,

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { pairKey } from '../../lib/reconcile/expectations.ts';
+import { pairKey } from '../../lib/reconcile/memory/expectations.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,

@@ -18,10 +18,10 @@ import {
   type PairMessage,
   type WorkMessage,
 } from '../../lib/messages/work-message.ts';
-import { reconcileNode } from '../../lib/reconcile/reconcile-node.ts';
-import { reconcilePair } from '../../lib/reconcile/reconcile-pair.ts';
-import { parseRecord, planBatch, reconcileRecord } from '../../lib/reconcile/reconcile-record.ts';
-import { RelayNodeContext } from '../../lib/relay/relay-node-context.ts';
+import { parseRecord, planBatch, reconcileRecord } from '../../lib/reconcile/handler/work-record.ts';
+import { reconcileNode } from '../../lib/reconcile/node-step/node-step.ts';
+import { reconcilePair } from '../../lib/reconcile/pair-step/pair-step.ts';
+import { RelayNodeContext } from '../../lib/relay/cluster-view/node-context.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FunctionAwsCalls } from '../../lib/config/function-aws-calls.ts';
-import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/reconcile-aws-calls.ts';
-import { RELAY_AWS_CALLS } from '../../lib/relay/relay-aws-calls.ts';
+import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/setup/reconcile-aws-calls.ts';
+import { RELAY_AWS_CALLS } from '../../lib/relay/setup/relay-aws-calls.ts';
 import { ROUTER_AWS_CALLS } from '../../lib/router/router-aws-calls.ts';
 import { importsOf, repoRoot } from '../architecture/source-imports.ts';
 

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { EverynodeStack } from '../../infra/everynode-stack.ts';
 import { EnvironmentName } from '../../lib/config/environment-names.ts';
 import type { AwsCall, FunctionAwsCalls } from '../../lib/config/function-aws-calls.ts';
-import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/reconcile-aws-calls.ts';
-import { RELAY_AWS_CALLS } from '../../lib/relay/relay-aws-calls.ts';
+import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/setup/reconcile-aws-calls.ts';
+import { RELAY_AWS_CALLS } from '../../lib/relay/setup/relay-aws-calls.ts';
 import { ROUTER_AWS_CALLS } from '../../lib/router/router-aws-calls.ts';
 import { aTestStack, STACK_CONTEXTS } from '../support/test-stack.ts';
 

@@ -10,7 +10,7 @@ import { eventFor } from '../../lib/kube/event-for.ts';
 import type { EverynodeFunction } from '../../lib/kube/function-groups.ts';
 import { DEFAULT_MANAGED_KIND } from '../../lib/kube/managed-kind.ts';
 import { rbacObjects } from '../../lib/kube/rbac-manifest.ts';
-import { WATCHED_POD_SELECTOR } from '../../lib/relay/relay-watch.ts';
+import { WATCHED_POD_SELECTOR } from '../../lib/relay/watches/resource-watch.ts';
 import {
   aNewPod,
   type FunctionRbacSim,
@@ -54,25 +54,37 @@ const cases: Case[] = [
   relay('reads the cluster identity at start (relay.ts)', '', 'namespaces', 'get', (s) =>
     s.kube.relay.getClusterIdentity(),
   ),
-  relay('lists nodes to start their watch (relay-watch.ts)', '', 'nodes', 'list', (s) =>
+  relay('lists nodes to start their watch (watches/resource-watch.ts)', '', 'nodes', 'list', (s) =>
     s.kube.relay.listNodes(),
   ),
-  relay('watches nodes (relay-watch.ts)', '', 'nodes', 'watch', (s) => watchOnce(s.kube.relay, 'nodes')),
-  relay('lists the daemon pods (relay-watch.ts)', '', 'pods', 'list', (s) =>
+  relay('watches nodes (watches/resource-watch.ts)', '', 'nodes', 'watch', (s) =>
+    watchOnce(s.kube.relay, 'nodes'),
+  ),
+  relay('lists the daemon pods (watches/resource-watch.ts)', '', 'pods', 'list', (s) =>
     s.kube.relay.listPods({ labelSelector: WATCHED_POD_SELECTOR }),
   ),
-  relay('watches pods (relay-watch.ts)', '', 'pods', 'watch', (s) => watchOnce(s.kube.relay, 'pods')),
-  relay('lists the managed DaemonSets (relay-watch.ts)', managed, 'daemonsets', 'list', (s) =>
+  relay('watches pods (watches/resource-watch.ts)', '', 'pods', 'watch', (s) =>
+    watchOnce(s.kube.relay, 'pods'),
+  ),
+  relay('lists the managed DaemonSets (watches/resource-watch.ts)', managed, 'daemonsets', 'list', (s) =>
     s.kube.relay.listDaemonSets(),
   ),
-  relay('watches the managed DaemonSets (relay-watch.ts)', managed, 'daemonsets', 'watch', (s) =>
+  relay('watches the managed DaemonSets (watches/resource-watch.ts)', managed, 'daemonsets', 'watch', (s) =>
     watchOnce(s.kube.relay, 'daemonsets'),
   ),
-  relay('lists ControllerRevisions for hints (relay-watch.ts)', 'apps', 'controllerrevisions', 'list', (s) =>
-    s.kube.relay.listControllerRevisions(undefined),
+  relay(
+    'lists ControllerRevisions for hints (watches/resource-watch.ts)',
+    'apps',
+    'controllerrevisions',
+    'list',
+    (s) => s.kube.relay.listControllerRevisions(undefined),
   ),
-  relay('watches ControllerRevisions (relay-watch.ts)', 'apps', 'controllerrevisions', 'watch', (s) =>
-    watchOnce(s.kube.relay, 'controllerrevisions'),
+  relay(
+    'watches ControllerRevisions (watches/resource-watch.ts)',
+    'apps',
+    'controllerrevisions',
+    'watch',
+    (s) => watchOnce(s.kube.relay, 'controllerrevisions'),
   ),
   ...routerAndReconcileCases(),
 ];
@@ -112,24 +124,29 @@ function routerAndReconcileCases(): Case[] {
     rec('reads the node of a pair (pair-reader.ts)', '', 'nodes', 'get', (s) =>
       s.kube.reconcile.getNode('n1'),
     ),
-    rec('lists nodes for placement (reconcile-daemon-set.ts)', '', 'nodes', 'list', (s) =>
+    rec('lists nodes for placement (daemon-set-step/daemon-set-step.ts)', '', 'nodes', 'list', (s) =>
       s.kube.reconcile.listNodes({ allowStale: true }),
     ),
-    rec('lifts a node readiness gate (node-gates.ts)', '', 'nodes', 'patch', (s) => {
+    rec('lifts a node readiness gate (node-gates/gate-step.ts)', '', 'nodes', 'patch', (s) => {
       const node = s.sim.store.get('nodes', undefined, 'n1');
       return s.kube.reconcile.patchNodeGate('n1', node?.metadata?.resourceVersion ?? '', []);
     }),
-    rec('sets the DaemonSetsReady node condition (node-gates.ts)', '', 'nodes/status', 'patch', (s) =>
-      s.kube.reconcile.patchNodeCondition('n1', {
-        type: 'everynode.dev/DaemonSetsReady',
-        status: 'True',
-        reason: 'DaemonSetsReady',
-        message: 'every gating DaemonSet that should run here has an available pod',
-        lastHeartbeatTime: new Date(),
-        lastTransitionTime: new Date(),
-      }),
+    rec(
+      'sets the DaemonSetsReady node condition (node-gates/gate-step.ts)',
+      '',
+      'nodes/status',
+      'patch',
+      (s) =>
+        s.kube.reconcile.patchNodeCondition('n1', {
+          type: 'everynode.dev/DaemonSetsReady',
+          status: 'True',
+          reason: 'DaemonSetsReady',
+          message: 'every gating DaemonSet that should run here has an available pod',
+          lastHeartbeatTime: new Date(),
+          lastTransitionTime: new Date(),
+        }),
     ),
-    rec('lists the pods of a node (reconcile-node.ts)', '', 'pods', 'list', (s) =>
+    rec('lists the pods of a node (node-step/node-step.ts)', '', 'pods', 'list', (s) =>
       s.kube.reconcile.listPods({ fieldSelector: 'spec.nodeName=n1' }),
     ),
     rec('catches a kept pod LIST up (catch-up-pods.ts)', '', 'pods', 'watch', (s) =>
@@ -166,14 +183,14 @@ function routerAndReconcileCases(): Case[] {
         }),
       );
     }),
-    rec('reads its DaemonSet (reconcile-daemon-set.ts)', managed, 'daemonsets', 'get', (s) =>
+    rec('reads its DaemonSet (daemon-set-step/daemon-set-step.ts)', managed, 'daemonsets', 'get', (s) =>
       s.kube.reconcile.getDaemonSet('default', 'ds'),
     ),
-    rec('lists the DaemonSets of a node (reconcile-node.ts)', managed, 'daemonsets', 'list', (s) =>
+    rec('lists the DaemonSets of a node (node-step/node-step.ts)', managed, 'daemonsets', 'list', (s) =>
       s.kube.reconcile.listDaemonSets({ allowStale: true }),
     ),
     rec(
-      'writes the status (write-daemon-set-status.ts)',
+      'writes the status (daemon-set-step/write-status.ts)',
       managed,
       'daemonsets/status',
       'update',
@@ -192,23 +209,42 @@ function routerAndReconcileCases(): Case[] {
       'update',
       mayBlockOwnerDeletion,
     ),
-    rec('lists revision history (sync-revisions.ts)', 'apps', 'controllerrevisions', 'list', (s) =>
-      s.kube.reconcile.listControllerRevisions('default'),
+    rec(
+      'lists revision history (daemon-set-step/sync-revision-history.ts)',
+      'apps',
+      'controllerrevisions',
+      'list',
+      (s) => s.kube.reconcile.listControllerRevisions('default'),
     ),
-    rec('creates a revision (sync-revisions.ts)', 'apps', 'controllerrevisions', 'create', (s) =>
-      s.kube.reconcile.createControllerRevision({
-        apiVersion: 'apps/v1',
-        kind: 'ControllerRevision',
-        metadata: { name: 'r-new', namespace: 'default' },
-        revision: 1,
-      }),
+    rec(
+      'creates a revision (daemon-set-step/sync-revision-history.ts)',
+      'apps',
+      'controllerrevisions',
+      'create',
+      (s) =>
+        s.kube.reconcile.createControllerRevision({
+          apiVersion: 'apps/v1',
+          kind: 'ControllerRevision',
+          metadata: { name: 'r-new', namespace: 'default' },
+          revision: 1,
+        }),
     ),
-    rec('bumps a revision (sync-revisions.ts)', 'apps', 'controllerrevisions', 'update', (s) => {
-      const stored = s.seeded.rUpdate;
-      return s.kube.reconcile.updateControllerRevision({ ...stored, revision: 2 } as never);
-    }),
-    rec('cleans up history (sync-revisions.ts)', 'apps', 'controllerrevisions', 'delete', (s) =>
-      s.kube.reconcile.deleteControllerRevision(meta(s, 'rDelete')),
+    rec(
+      'bumps a revision (daemon-set-step/sync-revision-history.ts)',
+      'apps',
+      'controllerrevisions',
+      'update',
+      (s) => {
+        const stored = s.seeded.rUpdate;
+        return s.kube.reconcile.updateControllerRevision({ ...stored, revision: 2 } as never);
+      },
+    ),
+    rec(
+      'cleans up history (daemon-set-step/sync-revision-history.ts)',
+      'apps',
+      'controllerrevisions',
+      'delete',
+      (s) => s.kube.reconcile.deleteControllerRevision(meta(s, 'rDelete')),
     ),
   ];
 }

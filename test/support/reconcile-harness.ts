@@ -17,10 +17,13 @@ import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { type SqsEventSource, startSqsEventSource } from '../../lib/queue/sqs-event-source.ts';
 import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
-import { buildReconcileDeps } from '../../lib/reconcile/build-reconcile-deps.ts';
-import type { ReconcileConfig } from '../../lib/reconcile/reconcile-config.ts';
-import type { ReconcileDeps } from '../../lib/reconcile/reconcile-deps.ts';
-import { createReconcileHandler, type ReconcileHandler } from '../../lib/reconcile/reconcile-handler.ts';
+import type { ReconcileDeps } from '../../lib/reconcile/deps/reconcile-deps.ts';
+import {
+  createReconcileHandler,
+  type ReconcileHandler,
+} from '../../lib/reconcile/handler/reconcile-handler.ts';
+import { buildReconcileDeps } from '../../lib/reconcile/setup/deps-for-config.ts';
+import type { ReconcileConfig } from '../../lib/reconcile/setup/reconcile-config.ts';
 import { createRouterHandler } from '../../lib/router/router-handler.ts';
 import { type SimCluster, type SimClusterOptions, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { forwardPodDeletions, invokeOnce, takeRecords, waitQuiet } from './reconcile-queues.ts';

@@ -11,7 +11,7 @@ import type { LocalQueues } from '../../lib/queue/local-queues.ts';
 import { queueDepth } from '../../lib/queue/queue-depth.ts';
 import { toSqsRecord } from '../../lib/queue/sqs-event-source.ts';
 import type { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
-import type { ReconcileHandler } from '../../lib/reconcile/reconcile-handler.ts';
+import type { ReconcileHandler } from '../../lib/reconcile/handler/reconcile-handler.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
 
 /** The router's rule for a deleted pod of a DaemonSet: a pair message for its node. */

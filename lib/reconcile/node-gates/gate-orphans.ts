@@ -1,0 +1,38 @@
+/**
+ * The node step's part for gate keys no DaemonSet gates any more (docs/design.md, 26. Node
+ * readiness gates). When the last DaemonSet gating a key is deleted or stops gating it, the router
+ * sends every node's `node` step naming the key (`gateKeys`); the step lifts the node's NoSchedule
+ * taint of each named key that no listed DaemonSet gates, in the same guarded merge patch as the
+ * rest of its gate decision (`node-gates/gate-step.ts`), and records it as any lift.
+ */
+import type { V1Node } from '@kubernetes/client-node';
+import type { NodeGateDecision } from '../../core/node-gate.ts';
+import { withOrphanGatesLifted } from '../../core/node-gate-orphans.ts';
+import { isGateTaint } from '../../core/node-readiness.ts';
+import type { NodeMessage } from '../../messages/work-message.ts';
+
+/**
+ * True when `node` (undefined: gone) carries the NoSchedule taint of a key `message` names as
+ * possibly no longer gated: the gate part must then run even when no DaemonSet gates anything now.
+ */
+export function carriesNamedGateTaint(
+  message: Readonly<NodeMessage>,
+  node: Readonly<V1Node> | undefined,
+): boolean {
+  const keys = message.gateKeys ?? [];
+  if (keys.length === 0 || node === undefined) return false;
+  return (node.spec?.taints ?? []).some((t) => keys.some((key) => isGateTaint(t, key)));
+}
+
+/**
+ * `decision` for `node` with the taints of the keys `message` names lifted when no DaemonSet of the
+ * decision gates them (`withOrphanGatesLifted`); the decision itself when the message names none.
+ */
+export function withNamedOrphansLifted(
+  message: Readonly<NodeMessage>,
+  node: Readonly<V1Node>,
+  decision: NodeGateDecision,
+): NodeGateDecision {
+  const keys = message.gateKeys ?? [];
+  return keys.length === 0 ? decision : withOrphanGatesLifted(node, decision, keys);
+}

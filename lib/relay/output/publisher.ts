@@ -1,0 +1,136 @@
+/**
+ * The relay's outbox: collects triggers for a few milliseconds and publishes them in batches, one
+ * batch at a time and in order, and keeps track of how far every watch is safely published — the
+ * resourceVersions a checkpoint may name.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isRetryable } from '../../errors/everynode-error.ts';
+import type { TriggeringResource } from '../../kube/kube-port.ts';
+import type { BusEvent, EventBus } from '../../queue/event-bus.ts';
+
+/** How far each watch has got: the resourceVersion of its last event or bookmark. */
+export type WatchPositions = Partial<Record<TriggeringResource, string>>;
+
+/** Options of {@link RelayPublisher}. */
+export interface RelayPublisherOptions {
+  readonly bus: EventBus;
+  /** How long the first trigger of a batch waits for others (default 5 ms): latency vs. batch size. */
+  readonly lingerMs?: number;
+  /** Called once per published batch with its size. */
+  readonly onPublished?: (count: number) => void;
+  /** Called when publishing a batch failed and will be tried again. */
+  readonly onRetry?: (error: unknown, attempt: number) => void;
+}
+
+/** Attempts to publish one batch before the relay gives up (and the next relay resumes). */
+export const PUBLISH_ATTEMPTS = 6;
+
+/**
+ * Batches triggers onto the bus. `positions` only ever moves to versions whose triggers the bus has
+ * accepted (or that produced none), so checkpointing it never skips an event.
+ */
+export class RelayPublisher {
+  private pending: BusEvent[] = [];
+  private readonly seen: WatchPositions = {};
+  private safe: WatchPositions = {};
+  private timer: NodeJS.Timeout | undefined;
+  /** A queued event is urgent: the next batch starts without lingering. */
+  private urgent = false;
+  private inFlight: Promise<void> | undefined;
+  private error: unknown;
+
+  constructor(private readonly options: Readonly<RelayPublisherOptions>) {}
+
+  /** The positions safe to checkpoint: every trigger up to them is on the bus. */
+  get positions(): Readonly<WatchPositions> {
+    return this.safe;
+  }
+
+  /** The error that stopped publishing, if any (the relay then stops: the next run resumes). */
+  get failure(): unknown {
+    return this.error;
+  }
+
+  /**
+   * Queues `event` (when given) and moves `resource`'s position to `resourceVersion`. An `urgent`
+   * event (one a node readiness gate waits for) does not linger: its batch starts as soon as the
+   * one in flight, if any, is on the bus.
+   */
+  add(
+    event: BusEvent | undefined,
+    resource?: TriggeringResource,
+    resourceVersion?: string,
+    urgent = false,
+  ): void {
+    if (resource !== undefined && resourceVersion !== undefined) this.seen[resource] = resourceVersion;
+    if (event !== undefined) this.pending.push(event);
+    if (urgent && event !== undefined) this.urgent = true;
+    this.schedule();
+  }
+
+  /** Publishes everything queued so far; resolves when it is on the bus, rejects if publishing failed. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (;;) {
+      if (this.error !== undefined) throw this.error;
+      if (this.inFlight) await this.inFlight;
+      else if (this.pending.length === 0 && samePositions(this.seen, this.safe)) return;
+      else this.startBatch();
+    }
+  }
+
+  private schedule(): void {
+    if (this.inFlight || this.error !== undefined) return;
+    if (this.urgent) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.startBatch();
+      return;
+    }
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.startBatch();
+    }, this.options.lingerMs ?? 5);
+  }
+
+  /** Starts publishing what is queued, and the positions reached with it. */
+  private startBatch(): void {
+    const batch = this.pending;
+    const upTo = { ...this.seen };
+    this.pending = [];
+    this.urgent = false;
+    this.inFlight = this.publish(batch, upTo).finally(() => {
+      this.inFlight = undefined;
+      if (this.pending.length > 0 || !samePositions(this.seen, this.safe)) this.schedule();
+    });
+  }
+
+  /**
+   * Publishes one batch, retrying failures worth retrying (a throttled or briefly unreachable bus)
+   * with backoff, in place, so the order of triggers holds; gives up after
+   * {@link PUBLISH_ATTEMPTS} attempts or at once on a permanent failure.
+   */
+  private async publish(batch: readonly BusEvent[], upTo: WatchPositions): Promise<void> {
+    for (let attempt = 1; batch.length > 0; attempt++) {
+      try {
+        await this.options.bus.publish(batch);
+        break;
+      } catch (error) {
+        if (attempt >= PUBLISH_ATTEMPTS || !isRetryable(error)) {
+          this.error = error;
+          return;
+        }
+        this.options.onRetry?.(error, attempt);
+        await sleep(Math.min(5_000, 200 * 2 ** attempt));
+      }
+    }
+    this.safe = upTo;
+    if (batch.length > 0) this.options.onPublished?.(batch.length);
+  }
+}
+
+function samePositions(a: WatchPositions, b: WatchPositions): boolean {
+  return a.nodes === b.nodes && a.pods === b.pods && a.daemonsets === b.daemonsets;
+}

@@ -1,0 +1,295 @@
+/**
+ * One resource's LIST+WATCH loop in the relay (the reflector pattern of client-go
+ * tools/cache/reflector.go ListAndWatch): list to learn the state and a version, watch from that
+ * version with bookmarks, resume from the last event or bookmark after the server ends a watch or
+ * the connection drops, and relist after 410 Gone (the version left the server's history).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { targetNodeName } from '../../core/daemon-pod.ts';
+import { DAEMONSET_UID_LABEL } from '../../core/daemon-set.ts';
+import { GoneError } from '../../kube/kube-api-errors.ts';
+import type {
+  KubePort,
+  TriggeringResource,
+  WatchEvent,
+  WatchedObjects,
+  WatchedResource,
+} from '../../kube/kube-port.ts';
+import type { ManagedKind } from '../../kube/managed-kind.ts';
+import type { StructuredLogger } from '../../log/structured-logger.ts';
+import { type ObjectEvent, RelayObjectCache } from '../cluster-view/facet-cache.ts';
+import type { RelayNodeContext } from '../cluster-view/node-context.ts';
+import { changesNodeGate, gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
+import type { GateWaitTimers } from '../filters/gate-wait.ts';
+import { settlesDaemonSet } from '../filters/rollout-completion.ts';
+import { freesRolloutSlot } from '../filters/rollout-slots.ts';
+import type { StatusCoalescer } from '../filters/status-coalescer.ts';
+import type { RelayPublisher } from '../output/publisher.ts';
+import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from '../output/trigger.ts';
+import { listForSeeding } from './list-pages.ts';
+
+/** The KubePort methods the relay uses. */
+export type RelayKube = Pick<
+  KubePort,
+  'listNodes' | 'listPods' | 'listDaemonSets' | 'listControllerRevisions' | 'watch' | 'getClusterIdentity'
+>;
+
+/**
+ * Label selector of the pods the relay watches: those everynode created (they carry the DaemonSet
+ * uid label). Pods created by others that a DaemonSet could adopt are found by the DaemonSet step's
+ * own LIST by selector, which every DaemonSet event and every resync runs.
+ */
+export const WATCHED_POD_SELECTOR = DAEMONSET_UID_LABEL;
+
+/** Consecutive failed watches after which the relay relists instead of resuming. */
+export const MAX_WATCH_FAILURES = 5;
+
+/** Counts of what the relay saw, for logs and the live view. */
+export interface RelayStats {
+  forwarded: number;
+  /** No-op updates (heartbeats…). */
+  dropped: number;
+  /** Status-only pod changes covered by an earlier trigger of the same window (`StatusCoalescer`). */
+  coalesced: number;
+  /** Forwarded pod changes that can change their node's readiness gate (`changesNodeGate`). */
+  gating?: number;
+  relists: number;
+}
+
+/** Options of {@link watchResource}. */
+export interface ResourceWatchOptions<R extends WatchedResource> {
+  readonly kube: RelayKube;
+  readonly resource: R;
+  readonly managedKind: ManagedKind;
+  /** The checkpointed version to resume from; undefined to start from a fresh LIST. */
+  readonly resumeFrom: string | undefined;
+  readonly publisher: RelayPublisher;
+  readonly logger: StructuredLogger;
+  readonly signal: AbortSignal;
+  readonly stats: RelayStats;
+  /** Coalesces status-only pod changes (pods only); none: every change is forwarded. */
+  readonly coalescer?: StatusCoalescer;
+  /** Shared by the relay's watches: every event feeds it; node and pod events take their hints from it. */
+  readonly context?: RelayNodeContext;
+  /** Follows what the context follows, to time the nodes waiting on their gate (`filters/gate-wait.ts`). */
+  readonly gateWait?: Pick<GateWaitTimers, 'seeded' | 'observed'>;
+  readonly clock?: () => Date;
+  /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
+  readonly watchTimeoutSeconds?: number;
+}
+
+/**
+ * The LIST+WATCH loop of one resource. `start()` makes the first LIST (so an unreachable cluster
+ * fails the relay's start); `run()` then watches until `options.signal` aborts, feeding decision-
+ * relevant events to the publisher and moving the resource's position on every event and bookmark.
+ * With `resumeFrom` the first LIST only teaches the cache each object's current facets and the watch
+ * starts at the checkpoint, so the changes made while no relay watched are replayed; without it the
+ * watch starts at the LIST. After 410 Gone it relists, watches from the new list, and publishes a
+ * resync trigger: the changes between the lost version and the list are unknown.
+ *
+ * ControllerRevisions only feed the relay's context (the revision hashes of its hints): their
+ * events are no triggers, a relist of them asks for no resync, and they are not checkpointed.
+ */
+export class ResourceWatch<R extends WatchedResource> {
+  /** The facets of each object, for a resource whose changes become triggers. */
+  private readonly cache: RelayObjectCache<TriggeringResource> | undefined;
+  private position = '';
+  private listedAt = '';
+
+  constructor(private readonly options: Readonly<ResourceWatchOptions<R>>) {
+    this.cache = isTriggering(options.resource) ? new RelayObjectCache(options.resource) : undefined;
+  }
+
+  /** The resource watched. */
+  get resource(): R {
+    return this.options.resource;
+  }
+
+  /** Where the watch starts: the checkpoint, or the first LIST's version (after `start()`). */
+  get startPosition(): string {
+    return this.options.resumeFrom ?? this.listedAt;
+  }
+
+  /** The first LIST; rejects when the resource cannot be listed. */
+  async start(): Promise<void> {
+    this.listedAt = await relist(this.options, this.cache, undefined);
+    this.position = this.startPosition;
+  }
+
+  /**
+   * Watches until the signal aborts; failures are retried with backoff, never thrown. After 410 Gone,
+   * or after {@link MAX_WATCH_FAILURES} watches in a row failed from the same position (a version
+   * the server cannot serve, such as one from another cluster), it relists and asks for a resync
+   * rather than retrying a position that may never work.
+   */
+  async run(): Promise<void> {
+    const options = this.options;
+    let failures = 0;
+    let relistReason: string | undefined;
+    while (!options.signal.aborted) {
+      try {
+        if (relistReason !== undefined) {
+          this.position = await relist(options, this.cache, relistReason);
+          relistReason = undefined;
+          failures = 0;
+        }
+        for await (const event of options.kube.watch(options.resource, this.watchOptions())) {
+          this.position = handle(options, this.cache, event);
+          failures = 0;
+        }
+      } catch (error) {
+        if (options.signal.aborted) return;
+        failures++;
+        if (error instanceof GoneError && relistReason === undefined) {
+          relistReason = '410 Gone';
+          continue;
+        }
+        if (failures >= MAX_WATCH_FAILURES)
+          relistReason ??= `${failures} failed watches from ${this.position}`;
+        options.logger.warn(`watching ${options.resource} failed; retrying from ${this.position}`, {
+          error: String(error),
+        });
+        await sleep(Math.min(5_000, 100 * 2 ** failures), undefined, { signal: options.signal }).catch(
+          () => undefined,
+        );
+      }
+    }
+  }
+
+  private watchOptions() {
+    return {
+      resourceVersion: this.position,
+      ...(this.options.resource === 'pods' ? { labelSelector: WATCHED_POD_SELECTOR } : {}),
+      timeoutSeconds: this.options.watchTimeoutSeconds ?? 300,
+      signal: this.options.signal,
+    };
+  }
+}
+
+/** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
+const isTriggering = (resource: WatchedResource): resource is TriggeringResource =>
+  resource !== 'controllerrevisions';
+
+/**
+ * Feeds one event to the context, the cache and the publisher (the context only, without a cache);
+ * returns the new position.
+ */
+function handle<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
+  event: WatchEvent<WatchedObjects[R]>,
+): string {
+  const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
+  const gateChange = gateChangeOf(options.context, options.resource, objectEvent);
+  if (objectEvent) options.context?.observe(options.resource, objectEvent);
+  if (objectEvent) options.gateWait?.observed(options.resource, objectEvent);
+  if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
+  if (objectEvent === undefined) {
+    options.publisher.add(undefined, options.resource, event.resourceVersion);
+    return event.resourceVersion;
+  }
+  const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
+  const at = now(options);
+  const pod = options.resource === 'pods' ? (objectEvent.object as V1Pod) : undefined;
+  const gatesNode =
+    verdict.forward &&
+    pod !== undefined &&
+    changesNodeGate(options.context, objectEvent.type, verdict.changes, pod);
+  const rolloutSlot =
+    verdict.forward &&
+    pod !== undefined &&
+    freesRolloutSlot(options.context, objectEvent.type, verdict.changes, pod);
+  const settles =
+    verdict.forward &&
+    pod !== undefined &&
+    !rolloutSlot &&
+    settlesDaemonSet(options.context, objectEvent.type, verdict.changes, pod);
+  // A gating, slot-freeing or settling change still takes its window (the router makes the same
+  // status refresh of it), but is never dropped: its node's gate decision, or its DaemonSet's next
+  // rollout step or finished status, must not wait for the window (filters/gate-changes.ts,
+  // filters/rollout-slots.ts, filters/rollout-completion.ts).
+  const coalesced =
+    verdict.forward &&
+    pod !== undefined &&
+    options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
+    !gatesNode &&
+    !rolloutSlot &&
+    !settles;
+  if (!verdict.forward || coalesced) {
+    options.stats[coalesced ? 'coalesced' : 'dropped']++;
+    options.publisher.add(undefined, options.resource, event.resourceVersion);
+    return event.resourceVersion;
+  }
+  options.stats.forwarded++;
+  if (gatesNode) options.stats.gating = (options.stats.gating ?? 0) + 1;
+  const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
+    ...hintsOf(options, objectEvent, at, gatesNode),
+    gatesNode,
+    rolloutSlot,
+    settles,
+    gateChange,
+  });
+  // A gate waits for this one: no lingering for company (docs/design.md, 26. Node readiness gates).
+  options.publisher.add(watchTriggerEvent(detail, at), options.resource, event.resourceVersion, gatesNode);
+  return event.resourceVersion;
+}
+
+/**
+ * The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's, and for a pod
+ * that gates its node also that node's, for the `node` message the router adds.
+ */
+function hintsOf<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  event: Readonly<ObjectEvent<WatchedObjects[R]>>,
+  at: Date,
+  gatesNode: boolean,
+) {
+  const context = options.context;
+  if (context === undefined) return {};
+  if (options.resource === 'nodes') {
+    // A forwarded node change can move a placement: node LISTs older than it are not planned on.
+    context.noteNodeChange(event.resourceVersion);
+    const node = event.type === 'DELETED' ? undefined : context.hintsFor(event.object as V1Node, at);
+    return node ? { node } : {};
+  }
+  const nodesVersion = context.nodesVersion;
+  if (options.resource === 'pods') {
+    const pod = event.object as V1Pod;
+    const pair = context.pairHintsFor(pod, at, event.resourceVersion);
+    const nodeName = gatesNode ? targetNodeName(pod) : undefined;
+    const node = nodeName === undefined ? undefined : context.nodeHintsFor(nodeName, at);
+    return { ...(pair ? { pair } : {}), ...(node ? { node } : {}), nodesVersion };
+  }
+  return { nodesVersion };
+}
+
+/**
+ * Lists the resource into the cache; returns the list's version. With a `reason` (a relist),
+ * publishes a resync trigger positioned at that version, with the gate changes the list shows.
+ */
+async function relist<R extends WatchedResource>(
+  options: Readonly<ResourceWatchOptions<R>>,
+  cache: RelayObjectCache<TriggeringResource> | undefined,
+  reason: string | undefined,
+): Promise<string> {
+  const { kube, resource, context } = options;
+  const list = await listForSeeding(kube, resource, WATCHED_POD_SELECTOR, cache, context);
+  const gateChange = relistGateChange(context, resource, list.kept);
+  list.commit();
+  if (resource === 'nodes') context?.noteNodeChange(list.resourceVersion);
+  options.gateWait?.seeded(resource, list.kept);
+  if (reason !== undefined && isTriggering(options.resource)) {
+    options.stats.relists++;
+    options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {
+      objects: list.count,
+      resourceVersion: list.resourceVersion,
+    });
+    const why = `relay relisted ${options.resource} after ${reason}`;
+    const event = resyncTriggerEvent(why, now(options), gateChange);
+    options.publisher.add(event, options.resource, list.resourceVersion);
+  }
+  return list.resourceVersion;
+}
+
+const now = (options: Readonly<{ clock?: () => Date }>): Date => options.clock?.() ?? new Date();

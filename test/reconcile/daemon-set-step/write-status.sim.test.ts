@@ -1,0 +1,98 @@
+import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
+import {
+  needsStatusWrite,
+  writeDaemonSetStatus,
+} from '../../../lib/reconcile/daemon-set-step/write-status.ts';
+import { aDaemonSet } from '../../support/builders.ts';
+import { createDaemonSet, daemonSetKey, storedDaemonSet } from '../../support/reconcile-cluster.ts';
+import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
+
+const counts: V1DaemonSetStatus = {
+  currentNumberScheduled: 2,
+  desiredNumberScheduled: 2,
+  numberMisscheduled: 0,
+  numberReady: 2,
+  numberAvailable: 2,
+  updatedNumberScheduled: 2,
+  observedGeneration: 1,
+};
+const at = '2026-12-01T21:25:20.067Z';
+
+/** A condition as built here: type first. */
+const built = (reason: string): V1DaemonSetCondition => ({
+  type: 'Available',
+  status: 'True',
+  reason,
+  message: '2 of 2 nodes run an available daemon pod.',
+  lastTransitionTime: new Date(at),
+});
+
+/** The same condition as decoded from the API server: fields in another order, the time a string. */
+const stored = (reason: string) =>
+  ({
+    lastTransitionTime: at,
+    message: '2 of 2 nodes run an available daemon pod.',
+    reason,
+    status: 'True',
+    type: 'Available',
+  }) as unknown as V1DaemonSetCondition;
+
+describe('needsStatusWrite', () => {
+  const ds = (conditions: V1DaemonSetCondition[]) => {
+    const d = aDaemonSet('agent');
+    d.status = { ...counts, conditions };
+    return d;
+  };
+
+  it('writes nothing when the conditions say the same, whatever the order of their fields', () => {
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), {
+        ...counts,
+        conditions: [built('DaemonPodsAvailable')],
+      }),
+    ).toBe(false);
+  });
+
+  it('writes when a condition changed, or a count did', () => {
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), { ...counts, conditions: [built('Other')] }),
+    ).toBe(true);
+    expect(
+      needsStatusWrite(ds([stored('DaemonPodsAvailable')]), {
+        ...counts,
+        numberReady: 1,
+        conditions: [built('DaemonPodsAvailable')],
+      }),
+    ).toBe(true);
+  });
+});
+
+describe('writeDaemonSetStatus against the API server', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startReconcileHarness({ pollWork: false });
+  });
+  afterAll(() => harness.stop());
+
+  it('writes a changed status once', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('written')) as DaemonSet;
+    expect(await writeDaemonSetStatus(harness.deps, ds, counts)).toBe(1);
+    expect(storedDaemonSet(harness, 'default', 'written')?.status?.desiredNumberScheduled).toBe(2);
+  });
+
+  it('is done, not failed, when the DaemonSet was deleted since it was read', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('torn-down')) as DaemonSet;
+    harness.sim.store.delete(daemonSetKey(harness.managedKind), 'default', 'torn-down');
+    expect(storedDaemonSet(harness, 'default', 'torn-down')).toBeUndefined();
+    await expect(writeDaemonSetStatus(harness.deps, ds, counts)).resolves.toBe(0);
+  });
+
+  it('reads the DaemonSet again after a Conflict and writes once', async () => {
+    const ds = createDaemonSet(harness, aDaemonSet('moved')) as DaemonSet;
+    const stale = { ...ds, metadata: { ...ds.metadata, resourceVersion: '1' } };
+    expect(await writeDaemonSetStatus(harness.deps, stale, counts)).toBe(1);
+    expect(storedDaemonSet(harness, 'default', 'moved')?.status?.numberReady).toBe(2);
+  });
+});
