@@ -41,6 +41,41 @@ function mayImport(from: string, to: string): boolean {
   return fromLayer >= 0 && toLayer >= 0 && toLayer > fromLayer;
 }
 
+/**
+ * The sub-folders of the two runtimes that grew past a flat folder, top to bottom (the README's
+ * layout table states the same order). A file imports its own folder, its own sub-folders and the
+ * folders of a lower row; the folders of one row never import each other. No file sits beside them.
+ */
+const subLayers: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  'lib/reconcile': [
+    ['setup'],
+    ['handler'],
+    ['pair-step', 'daemon-set-step', 'node-step'],
+    ['node-gates'],
+    ['reads'],
+    ['effects'],
+    ['deps'],
+    ['memory'],
+  ],
+  'lib/relay': [['run'], ['watches'], ['filters'], ['output'], ['cluster-view'], ['setup']],
+};
+
+/** `file`'s sub-folder of a runtime in {@link subLayers} (`lib/reconcile/handler`), or undefined. */
+function subUnitOf(file: string): string | undefined {
+  const runtime = unitOf(file);
+  if (subLayers[runtime] === undefined) return undefined;
+  return `${runtime}/${file.slice(runtime.length + 1).split('/')[0]}`;
+}
+
+/** Whether sub-folder `from` may import sub-folder `to` of the same runtime. */
+function subMayImport(from: string, to: string): boolean {
+  if (from === to) return true;
+  const rows = subLayers[unitOf(from)] ?? [];
+  const rowOf = (unit: string) => rows.findIndex((row) => row.includes(unit.split('/')[2] ?? ''));
+  const [fromRow, toRow] = [rowOf(from), rowOf(to)];
+  return fromRow >= 0 && toRow > fromRow;
+}
+
 const files = sourceFiles(['lib', 'functions', 'infra']);
 const graph = importGraph(files);
 
@@ -58,6 +93,36 @@ describe('the import graph of lib, functions and infra', () => {
         .map((target) => `${file} -> ${target}`),
     );
     expect(violations).toEqual([]);
+  });
+
+  it('keeps every file of reconcile and relay in a sub-folder it names', () => {
+    const strays = files.filter((file) => {
+      const sub = subUnitOf(file);
+      if (sub === undefined) return false;
+      const rows = subLayers[unitOf(file)] ?? [];
+      return sub.endsWith('.ts') || !rows.flat().includes(sub.split('/')[2] ?? '');
+    });
+    expect(strays).toEqual([]);
+  });
+
+  it('has no import between the sub-folders of reconcile or relay that points up or sideways', () => {
+    const violations = [...graph].flatMap(([file, targets]) => {
+      const from = subUnitOf(file);
+      if (from === undefined) return [];
+      return targets
+        .filter((target) => unitOf(target) === unitOf(file))
+        .filter((target) => !subMayImport(from, subUnitOf(target) ?? ''))
+        .map((target) => `${file} -> ${target}`);
+    });
+    expect(violations).toEqual([]);
+  });
+
+  it('tells a step importing another step from an import down the rows', () => {
+    expect(subMayImport('lib/reconcile/node-step', 'lib/reconcile/pair-step')).toBe(false);
+    expect(subMayImport('lib/reconcile/memory', 'lib/reconcile/effects')).toBe(false);
+    expect(subMayImport('lib/reconcile/handler', 'lib/reconcile/memory')).toBe(true);
+    expect(subMayImport('lib/relay/run', 'lib/relay/setup')).toBe(true);
+    expect(subMayImport('lib/relay/output', 'lib/relay/filters')).toBe(false);
   });
 
   it('has no import cycle', () => {

@@ -13,6 +13,7 @@ import type { NodeMessage } from '../../lib/messages/work-message.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/deps/reconcile-deps.ts';
 import { reconcileNode } from '../../lib/reconcile/node-step/node-step.ts';
+import { reconcilePair } from '../../lib/reconcile/pair-step/pair-step.ts';
 import { buildReconcileDeps } from '../../lib/reconcile/setup/deps-for-config.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 
@@ -72,15 +73,18 @@ const timed =
   };
 const deps: ReconcileDeps = {
   ...base,
-  kube: {
-    ...base.kube,
-    listDaemonSets: timed(base.kube.listDaemonSets),
-    getNode: timed(base.kube.getNode),
-    listPods: timed(base.kube.listPods),
-    createPod: async (pod) => {
-      const created = await base.kube.createPod(pod);
-      latencies.push(performance.now() - started);
-      return created;
+  ports: {
+    ...base.ports,
+    kube: {
+      ...base.ports.kube,
+      listDaemonSets: timed(base.ports.kube.listDaemonSets),
+      getNode: timed(base.ports.kube.getNode),
+      listPods: timed(base.ports.kube.listPods),
+      createPod: async (pod) => {
+        const created = await base.ports.kube.createPod(pod);
+        latencies.push(performance.now() - started);
+        return created;
+      },
     },
   },
 };
@@ -118,12 +122,12 @@ for (let i = 1; i <= task.joins; i++) {
   const relayMs = performance.now() - joinedAt;
   const requestsBefore = processRequestCounter.total();
   const readsBefore = readCount();
-  const eventsBefore = deps.events.counts.written;
+  const eventsBefore = deps.memory.events.counts.written;
   latencies = [];
   readsDone = 0;
   started = performance.now();
-  const report = await reconcileNode(deps, message);
-  await deps.events.flush();
+  const report = await reconcileNode(deps, message, reconcilePair);
+  await deps.memory.events.flush();
   results.push({
     readsMs: readsDone,
     reads: readCount() - readsBefore,
@@ -131,7 +135,7 @@ for (let i = 1; i <= task.joins; i++) {
     relayMs,
     pairs: report.created,
     requests: processRequestCounter.total() - requestsBefore,
-    events: deps.events.counts.written - eventsBefore,
+    events: deps.memory.events.counts.written - eventsBefore,
     latencies,
   });
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));

@@ -65,7 +65,7 @@ try {
     logger: new Logger({ logLevel: 'SILENT' }),
   });
   const callMillis = new Map<string, number>();
-  const kube = new Proxy(base.kube, {
+  const kube = new Proxy(base.ports.kube, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
@@ -83,13 +83,16 @@ try {
   let sent = 0;
   const deps: ReconcileDeps = {
     ...base,
-    kube,
-    workQueue: {
-      send: async (work) => {
-        sent += work.length;
+    ports: {
+      ...base.ports,
+      kube,
+      workQueue: {
+        send: async (work) => {
+          sent += work.length;
+        },
       },
+      requeue: { requeue: async () => undefined },
     },
-    requeue: { requeue: async () => undefined },
   };
   const message: DaemonSetMessage = {
     v: 1,

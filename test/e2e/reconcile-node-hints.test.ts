@@ -60,8 +60,8 @@ describe('node and pair messages with the relay hints', () => {
   /** Runs the node step in this process and returns the API requests it made, by verb and resource. */
   async function step(message: NodeMessage): Promise<Record<string, number>> {
     harness.sim.counters.reset();
-    await reconcileNode(harness.deps, message);
-    await harness.deps.events.flush();
+    await reconcileNode(harness.deps, message, reconcilePair);
+    await harness.deps.memory.events.flush();
     const counts: Record<string, number> = {};
     for (const entry of harness.sim.counters.snapshot()) {
       const key = `${entry.verb} ${entry.resource}`;
@@ -92,7 +92,7 @@ describe('node and pair messages with the relay hints', () => {
 
   beforeEach(async () => {
     // A warm process: the DaemonSets and their revision hashes are known from an earlier step.
-    await reconcileNode(harness.deps, nodeMessage('n1') as NodeMessage);
+    await reconcileNode(harness.deps, nodeMessage('n1') as NodeMessage, reconcilePair);
   });
 
   it('a node joining costs its pod creates and their Events, no read', async () => {
@@ -126,10 +126,13 @@ describe('node and pair messages with the relay hints', () => {
 
   it('a process with nothing cached plans from the hints alone: the DaemonSets and revision hashes they carry', async () => {
     harness.sim.nodes.add('n8', { labels: { disk: 'ssd' } });
-    const cold = { ...harness.deps, objects: new ObjectCache(), expectations: new Expectations() };
+    const cold = {
+      ...harness.deps,
+      memory: { ...harness.deps.memory, objects: new ObjectCache(), expectations: new Expectations() },
+    };
     harness.sim.counters.reset();
-    await reconcileNode(cold, hinted('n8', relayHints('n8')));
-    await cold.events.flush();
+    await reconcileNode(cold, hinted('n8', relayHints('n8')), reconcilePair);
+    await cold.memory.events.flush();
     const requests = harness.sim.counters.snapshot().map((entry) => `${entry.verb} ${entry.resource}`);
     expect(requests.sort()).toEqual(['create events', 'create pods']);
     expect(harness.sim.counters.total()).toBe(4);
@@ -177,7 +180,7 @@ describe('node and pair messages with the relay hints', () => {
       ...(pairMessage(agent, 'n1') as PairMessage),
       ...(hints ? { hints } : {}),
     });
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
     expect(onNode(agent, 'n1')).toHaveLength(1);
     expect(harness.sim.counters.total({ verb: 'create', resource: 'pods' })).toBe(1);
     // The process read the DaemonSet before the pod's deletion was seen: a DaemonSet deleted just
@@ -206,7 +209,7 @@ describe('node and pair messages with the relay hints', () => {
     const deletedAt = String(Number(gone?.metadata?.resourceVersion) + 1);
     // The process holds the DaemonSet as read a second before the pod's deletion was seen.
     const copy = storedDaemonSet(harness, 'default', 'agent') as DaemonSet;
-    harness.deps.objects.putDaemonSet(copy, Date.now() - 1_000);
+    harness.deps.memory.objects.putDaemonSet(copy, Date.now() - 1_000);
     const hints = relayContext().pairHintsFor(gone as V1Pod, new Date(), deletedAt);
     expect(hints?.daemonSet.resourceVersion).toBe(copy.metadata?.resourceVersion);
     // Another writer moves the DaemonSet on (its status): same generation, new resourceVersion.
@@ -224,7 +227,7 @@ describe('node and pair messages with the relay hints', () => {
       ...(pairMessage(agent, 'n2') as PairMessage),
       ...(hints ? { hints } : {}),
     });
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
     expect(onNode(agent, 'n2')).toHaveLength(1);
     expect(harness.sim.counters.total({ verb: 'get' })).toBe(1);
     expect(harness.sim.counters.total({ verb: 'list' })).toBe(0);

@@ -48,7 +48,7 @@ describe('rolling update deletions', () => {
     await harness.quiet();
 
     // At each delete: whether the process expects the replacement on the deleted pod's node.
-    const kube = harness.deps.kube as KubePort;
+    const kube = harness.deps.ports.kube as KubePort;
     const deletePod = kube.deletePod.bind(kube);
     const expectedAtDelete: boolean[] = [];
     kube.deletePod = (target, options) => {
@@ -56,7 +56,7 @@ describe('rolling update deletions', () => {
       const pod = podsOf(harness, uid).find((p) => p.metadata?.name === target.name);
       const node = pod === undefined ? undefined : targetNodeName(pod);
       expectedAtDelete.push(
-        node !== undefined && harness.deps.expectations.replacementPending(pairKey(uid, node), now),
+        node !== undefined && harness.deps.memory.expectations.replacementPending(pairKey(uid, node), now),
       );
       return deletePod(target, options);
     };

@@ -96,7 +96,7 @@ function hintedPair(ds: typeof agent, node: V1Node, cause?: MessageCause): PairM
 async function requestsOf(work: () => Promise<unknown>): Promise<Record<string, number>> {
   harness.sim.counters.reset();
   await work();
-  await harness.deps.events.flush();
+  await harness.deps.memory.events.flush();
   const counts: Record<string, number> = {};
   for (const entry of harness.sim.counters.snapshot()) {
     const key = `${entry.verb} ${entry.resource}`;
@@ -130,7 +130,7 @@ afterAll(async () => harness?.stop());
 
 beforeEach(async () => {
   // A warm process: the DaemonSets and their revision hashes are known from an earlier step.
-  await reconcileNode(harness.deps, nodeMessage('n1') as NodeMessage);
+  await reconcileNode(harness.deps, nodeMessage('n1') as NodeMessage, reconcilePair);
 });
 
 describe('a delete because of the node is decided on its current version', () => {
@@ -146,7 +146,7 @@ describe('a delete because of the node is decided on its current version', () =>
       const former = formerly(node, edit);
       const requests = await requestsOf(() =>
         step === 'node'
-          ? reconcileNode(harness.deps, hintedNode(former))
+          ? reconcileNode(harness.deps, hintedNode(former), reconcilePair)
           : reconcilePair(harness.deps, hintedPair(edit === notSsd ? ssd : agent, former)),
       );
       expect(requests['delete pods']).toBeUndefined();
@@ -157,7 +157,7 @@ describe('a delete because of the node is decided on its current version', () =>
 
   it('a pair step planning from a recent read of the node asks the API server before deleting', async () => {
     const before = uidsOn('n1');
-    harness.deps.objects.putRecentNodes([formerly('n1', tainted)], harness.deps.clock().getTime());
+    harness.deps.memory.objects.putRecentNodes([formerly('n1', tainted)], harness.deps.clock().getTime());
     const requests = await requestsOf(() =>
       reconcilePair(harness.deps, pairMessage(agent, 'n1') as PairMessage),
     );
@@ -176,7 +176,7 @@ describe('a delete because of the node is decided on its current version', () =>
     try {
       const requests = await requestsOf(() =>
         step === 'node'
-          ? reconcileNode(harness.deps, hintedNode(now))
+          ? reconcileNode(harness.deps, hintedNode(now), reconcilePair)
           : reconcilePair(harness.deps, hintedPair(ssd, now)),
       );
       expect(requests['delete pods']).toBe(1);
@@ -187,7 +187,7 @@ describe('a delete because of the node is decided on its current version', () =>
     } finally {
       harness.sim.nodes.label('n2', { disk: 'ssd' });
       await waitFor('the old ssd pod gone', () => podsOf(harness, uid(ssd)).length === 0);
-      await reconcileNode(harness.deps, nodeMessage('n2') as NodeMessage);
+      await reconcileNode(harness.deps, nodeMessage('n2') as NodeMessage, reconcilePair);
       // Running and Ready: no status update of the kubelet's left to race the next case's hints.
       await waitFor('n2 runs the ssd pod again', () => onNode(ssd, 'n2').some(isReady));
     }

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { compareResourceVersions } from '../../lib/kube/resource-version.ts';
 import type { DaemonSetMessage } from '../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
-import { NodeListReuse } from '../../lib/reconcile/memory/kept-node-lists.ts';
+import { KeptNodeLists } from '../../lib/reconcile/memory/kept-node-lists.ts';
 import { KEPT_PODS_BUDGET, KeptPodLists } from '../../lib/reconcile/memory/kept-pod-lists.ts';
 import { aDaemonSet, aNode } from './builders.ts';
 import { createDaemonSet, daemonSetMessage, podsOf } from './reconcile-cluster.ts';
@@ -19,8 +19,8 @@ export async function startKeptReadsHarness(
   nodes: readonly string[],
 ): Promise<{ harness: Harness; message: DaemonSetMessage }> {
   const harness = await startReconcileHarness({ nodes: nodes.map((name) => aNode(name)), pollWork: false });
-  (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
-  (harness.deps as { keptPods: KeptPodLists }).keptPods = new KeptPodLists(KEPT_PODS_BUDGET, 0);
+  (harness.deps.memory as { keptNodes: KeptNodeLists }).keptNodes = new KeptNodeLists(0);
+  (harness.deps.memory as { keptPods: KeptPodLists }).keptPods = new KeptPodLists(KEPT_PODS_BUDGET, 0);
   const message = daemonSetMessage(createDaemonSet(harness, aDaemonSet('agent'))) as DaemonSetMessage;
   await reconcileDaemonSet(harness.deps, message, Date.now());
   const uid = message.daemonSet.uid ?? '';

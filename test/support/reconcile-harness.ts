@@ -147,7 +147,7 @@ function startSources(
   managedKind: ManagedKind,
 ): SqsEventSource[] {
   const router = createRouterHandler({
-    kube: deps.kube,
+    kube: deps.ports.kube,
     managedKind,
     work: sqsWorkSender(queues.sqs, queues.urls.work),
     ingress: (messages) => sendMessages(queues.sqs, queues.urls.ingress, messages),

@@ -58,7 +58,7 @@ async function patchOnce(
   labels: Record<string, string | null> | undefined,
 ): Promise<V1Pod> {
   const meta = pod.metadata ?? {};
-  return deps.kube.patchPodOwnerReferences({
+  return deps.ports.kube.patchPodOwnerReferences({
     namespace: meta.namespace ?? 'default',
     name: meta.name ?? '',
     uid: meta.uid ?? '',
@@ -71,7 +71,7 @@ async function patchOnce(
 /** The pod as stored now, if it is still the same pod. */
 async function reread(deps: ReconcileDeps, pod: Readonly<V1Pod>): Promise<V1Pod | undefined> {
   const meta = pod.metadata ?? {};
-  const list = await deps.kube.listPods({
+  const list = await deps.ports.kube.listPods({
     namespace: meta.namespace ?? 'default',
     fieldSelector: `metadata.name=${meta.name}`,
   });

@@ -19,7 +19,7 @@ import { RECENT_READ_MS } from '../memory/object-cache.ts';
 import { violationQueries } from '../reads/selector-query.ts';
 import { claimPods } from './claim-pods.ts';
 import { readDaemonSetPods, willCatchUp } from './read-pods.ts';
-import { type DaemonSetReads, syncClaimedDaemonSet } from './sync-daemon-set.ts';
+import { type DaemonSetReads, syncDaemonSet } from './sync-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-status.ts';
 
 /**
@@ -45,16 +45,16 @@ async function readDaemonSet(
   message: Readonly<DaemonSetMessage>,
 ): Promise<DaemonSet | undefined> {
   const { namespace, name, uid } = message.daemonSet;
-  const ds = await deps.kube.getDaemonSet(namespace, name);
-  if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, deps.clock().getTime());
+  const ds = await deps.ports.kube.getDaemonSet(namespace, name);
+  if (ds !== undefined) deps.memory.objects.putRecentDaemonSet(ds, deps.clock().getTime());
   const named = uid === undefined || ds?.metadata?.uid === uid;
   // A DaemonSet being deleted is left to garbage collection (upstream returns early too).
   if (ds !== undefined && named && !ds.metadata?.deletionTimestamp) return ds;
   const gone = uid ?? (named ? ds?.metadata?.uid : undefined);
   if (gone !== undefined) {
-    deps.objects.forgetDaemonSet(gone);
-    deps.keptPods.forget(gone);
-    deps.keptRevisions.forget(gone);
+    deps.memory.objects.forgetDaemonSet(gone);
+    deps.memory.keptPods.forget(gone);
+    deps.memory.keptRevisions.forget(gone);
   }
   return undefined;
 }
@@ -70,11 +70,11 @@ async function reportInvalid(
   violations: readonly string[],
 ): Promise<StepReport> {
   if (isEmptyLabelSelector(ds.spec?.selector ?? {})) {
-    deps.events.warning(ds, EventReason.SelectingAll, SELECTING_ALL_MESSAGE);
+    deps.memory.events.warning(ds, EventReason.SelectingAll, SELECTING_ALL_MESSAGE);
   }
   const message = violations.join('; ');
-  deps.events.warning(ds, EventReason.InvalidSpec, message);
-  deps.logger.warn('DaemonSet spec is invalid; touching none of its pods', {
+  deps.memory.events.warning(ds, EventReason.InvalidSpec, message);
+  deps.ports.logger.warn('DaemonSet spec is invalid; touching none of its pods', {
     daemonSet: `${ds.metadata?.namespace}/${ds.metadata?.name}`,
     reason: INVALID_SPEC_REASON,
     violations,
@@ -109,7 +109,7 @@ async function readAround(
   const listedAt = deps.clock().getTime();
   const own = `${DAEMONSET_UID_LABEL}=${ds.metadata?.uid ?? ''}`;
   const listPods = (labelSelector: string) =>
-    deps.kube.listPods({ namespace, labelSelector, allowStale: true });
+    deps.ports.kube.listPods({ namespace, labelSelector, allowStale: true });
   const violations = violationQueries(ds.spec?.selector, own);
   const listUnmatched = () => Promise.all(violations.map(listPods));
   // A step catching up a kept pod table leaves the pods to release to the recount that follows it.
@@ -123,7 +123,7 @@ async function readAround(
   const unmatched = matching.kept ? [] : (listedUnmatched ?? (await listUnmatched()));
   const nodes = sharedNodes.value;
   if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
-    deps.objects.putListedNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
+    deps.memory.objects.putListedNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
   const pods = new Map<string, V1Pod>();
   for (const pod of [...matching.items, ...unmatched.flatMap((list) => list.items)])
     pods.set(pod.metadata?.uid ?? '', pod);
@@ -156,9 +156,9 @@ async function readRevisions(
   const kept =
     podsVersion === undefined
       ? undefined
-      : deps.keptRevisions.get(ds.metadata?.uid ?? '', ds.metadata?.generation ?? 0, now);
+      : deps.memory.keptRevisions.get(ds.metadata?.uid ?? '', ds.metadata?.generation ?? 0, now);
   if (kept !== undefined) return { items: [...kept.revisions], listedAt: kept.listedAt };
-  const list = await deps.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default');
+  const list = await deps.ports.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default');
   return { items: list.items, listedAt: now };
 }
 
@@ -168,17 +168,17 @@ async function readRevisions(
  * {@link NODE_LIST_REUSE_MS}; else the LIST shared with the steps that arrived before it began.
  */
 function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string | undefined) {
-  const list = () => deps.kube.listNodes({ allowStale: true });
-  if (nodesVersion === undefined) return deps.nodeList.get(receivedAt, list);
+  const list = () => deps.ports.kube.listNodes({ allowStale: true });
+  if (nodesVersion === undefined) return deps.memory.sharedNodeList.get(receivedAt, list);
   const current = (nodes: Readonly<ListResult<V1Node>>) =>
-    deps.nodeListReuse.worthKeeping(nodes.items.length) && isAtLeast(nodes.resourceVersion, nodesVersion);
-  return deps.nodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
+    deps.memory.keptNodes.worthKeeping(nodes.items.length) && isAtLeast(nodes.resourceVersion, nodesVersion);
+  return deps.memory.sharedNodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
 
 /**
  * Runs the DaemonSet-wide steps for the DaemonSet `message` names. Nothing happens when it is gone,
  * re-created under another uid, or being deleted; an invalid spec is reported and touches no pod.
- * Otherwise: adoption, revisions, rolling update, fan-out and status (see syncClaimedDaemonSet), and a
+ * Otherwise: adoption, revisions, rolling update, fan-out and status (see syncDaemonSet), and a
  * delayed `daemonset` message when something depends on time passing. `receivedAt`: when the
  * message arrived (ms since the epoch).
  */
@@ -194,40 +194,39 @@ export async function reconcileDaemonSet(
   if (violations.length > 0) return reportInvalid(deps, ds, violations);
   const reads = await readAround(deps, ds, receivedAt, message);
   const uid = ds.metadata?.uid ?? '';
-  deps.keptRevisions.forget(uid);
+  deps.memory.keptRevisions.forget(uid);
   const claim = await claimPods(deps, ds, reads.pods);
-  const sync = await syncClaimedDaemonSet(
-    deps,
-    ds,
-    { ...reads, pods: claim.claimed },
-    message.cause,
-    claim.blocked,
-  );
+  const sync = await syncDaemonSet(deps, ds, { ...reads, pods: claim.claimed }, message.cause, claim.blocked);
   // A list the step wrote no revision to (nor lost a race on) is still the namespace's revisions.
   if (sync.report.revisionWrites === 0 && sync.report.conflicts === 0)
-    deps.keptRevisions.put(uid, ds.metadata?.generation ?? 0, reads.revisions, reads.revisionsListedAt);
+    deps.memory.keptRevisions.put(
+      uid,
+      ds.metadata?.generation ?? 0,
+      reads.revisions,
+      reads.revisionsListedAt,
+    );
   const reports = [claim.report, sync.report];
   const named = { ...message, daemonSet: { ...message.daemonSet, uid } };
   if (sync.requeueAfterSeconds !== undefined) {
     const now = deps.clock();
     const again = withRequeueCause(named, sync.requeueReason, now);
     const slot = daemonSetRequeueSlot(uid, sync.requeueAfterSeconds, now);
-    await deps.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
+    await deps.ports.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
     reports.push({ ...emptyReport(), requeues: 1 });
   }
   if (reads.nodesKept || reads.podsKept) {
     if (await requeueRecount(deps, named)) reports.push({ ...emptyReport(), requeues: 1 });
-  } else deps.nodeListReuse.noteFresh(uid, reads.nodesListedFrom);
+  } else deps.memory.keptNodes.noteFresh(uid, reads.nodesListedFrom);
   return sumReports(...reports);
 }
 
-/** A recount a later step of its DaemonSet in this process already made (see NodeListReuse). */
+/** A recount a later step of its DaemonSet in this process already made (see KeptNodeLists). */
 function isCoveredRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMessage>): boolean {
   const { cause } = message;
   if (cause.type !== 'requeue' || cause.reason !== RECOUNT_REASON || message.daemonSet.uid === undefined)
     return false;
   const requestedAt = Date.parse(cause.requestedAt ?? '');
-  return !Number.isNaN(requestedAt) && deps.nodeListReuse.covers(message.daemonSet.uid, requestedAt);
+  return !Number.isNaN(requestedAt) && deps.memory.keptNodes.covers(message.daemonSet.uid, requestedAt);
 }
 
 /**
@@ -241,13 +240,13 @@ async function requeueRecount(deps: ReconcileDeps, message: Readonly<DaemonSetMe
   const now = deps.clock();
   const uid = message.daemonSet.uid ?? '';
   const slot = nodeRecountSlot(uid, now);
-  if (deps.nodeListReuse.asked(uid, slot.deduplicationId)) return false;
+  if (deps.memory.keptNodes.asked(uid, slot.deduplicationId)) return false;
   const {
     nodesVersion: _nodes,
     podsVersion: _pods,
     ...fresh
   } = withRequeueCause(message, RECOUNT_REASON, now) as DaemonSetMessage;
-  await deps.requeue.requeue(fresh, slot.afterSeconds, slot.deduplicationId);
-  deps.nodeListReuse.noteAsked(uid, slot.deduplicationId);
+  await deps.ports.requeue.requeue(fresh, slot.afterSeconds, slot.deduplicationId);
+  deps.memory.keptNodes.noteAsked(uid, slot.deduplicationId);
   return true;
 }

@@ -6,28 +6,9 @@ import { createHash } from 'node:crypto';
 import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
-import type { MessageCause } from '../../messages/message-cause.ts';
 import { nodeHintOf, type PairHints, podHintOf } from '../../messages/pair-hints.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
-
-/** What the fan-out works from: one DaemonSet step's LISTs and plan. */
-export interface FanOutState {
-  readonly ds: Readonly<DaemonSet>;
-  readonly views: readonly NodeView[];
-  /** The node readiness gate keys the DaemonSet's pods tolerate (known-gate-keys.ts). */
-  readonly gateKeys: readonly string[];
-  readonly currentHash: string;
-  readonly now: Date;
-  readonly cause: MessageCause;
-  /** Nodes the step itself acted on this run (the rolling-update step): left to the next run. */
-  readonly skip: ReadonlySet<string>;
-  /** What the step observed: the resourceVersions of its LISTs. */
-  readonly observation: string;
-  /** The resourceVersion of the node LIST (older than the pod LIST when it was shared). */
-  readonly nodesResourceVersion: string;
-  /** When the step began those LISTs (ms since the epoch). */
-  readonly listedAt: number;
-}
+import type { FanOutState } from '../memory/fan-out-feed.ts';
 
 /**
  * The FIFO de-duplication id of a fan-out: the intent (see memoryKeyOf) and the observation it was

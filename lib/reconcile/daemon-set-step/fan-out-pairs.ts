@@ -14,9 +14,10 @@ import { compareResourceVersions } from '../../kube/resource-version.ts';
 import type { OutgoingWork } from '../../queue/work-senders.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type PairLoad, pairKey } from '../memory/expectations.ts';
-import { deduplicationIdOf, type FanOutState, memoryKeyOf, pairMessageFor } from './fan-out-message.ts';
+import type { FanOutState } from '../memory/fan-out-feed.ts';
+import { deduplicationIdOf, memoryKeyOf, pairMessageFor } from './fan-out-message.ts';
 
-export type { FanOutState } from './fan-out-message.ts';
+export type { FanOutState } from '../memory/fan-out-feed.ts';
 
 /**
  * The fewest free places under the burst cap worth a release: sends go ten to a SendMessageBatch,
@@ -76,7 +77,7 @@ function candidateOf(
     gateKeys,
   });
   const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
-  deps.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
+  deps.memory.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
   if (memoryKey === undefined) return undefined;
   return {
     view,
@@ -89,7 +90,7 @@ function candidateOf(
 /** Room under the burst cap for `daemonSetUid`'s creates and deletes at `nowMs`. */
 function roomOf(deps: ReconcileDeps, state: Readonly<FanOutState>, nowMs: number): PairLoad {
   const burst = rolloutExtensionsOf(state.ds).burstReplicas;
-  const out = deps.expectations.outstanding(state.ds.metadata?.uid ?? '', nowMs);
+  const out = deps.memory.expectations.outstanding(state.ds.metadata?.uid ?? '', nowMs);
   return { creates: burst - out.creates, deletes: burst - out.deletes };
 }
 
@@ -121,15 +122,15 @@ function walk(
     const candidate = candidateOf(deps, state, view);
     if (candidate === undefined) continue;
     const key = pairKey(uid, view.name);
-    if (deps.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
+    if (deps.memory.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
     const createsOnly = candidate.actions.every((a) => a.type === 'create');
-    if (createsOnly && deps.expectations.awaitingReplacement(key, nowMs, state.listedAt)) continue;
+    if (createsOnly && deps.memory.expectations.awaitingReplacement(key, nowMs, state.listedAt)) continue;
     const { creates: c, deletes: d } = candidate.load;
     if ((c > 0 && creates + c > room.creates) || (d > 0 && deletes + d > room.deletes))
       return { taken, next: index, exhausted: false };
     [creates, deletes] = [creates + c, deletes + d];
     taken.push(candidate);
-    deps.expectations.markFannedOut(key, candidate.memoryKey, nowMs, candidate.load);
+    deps.memory.expectations.markFannedOut(key, candidate.memoryKey, nowMs, candidate.load);
   }
   return { taken, next: state.views.length, exhausted: true };
 }
@@ -138,7 +139,7 @@ function walk(
 async function send(deps: ReconcileDeps, state: Readonly<FanOutState>, taken: readonly Candidate[]) {
   if (taken.length === 0) return;
   try {
-    await deps.workQueue.send(
+    await deps.ports.workQueue.send(
       taken.map(
         (c): OutgoingWork => ({
           message: pairMessageFor(state, c.view),
@@ -148,7 +149,7 @@ async function send(deps: ReconcileDeps, state: Readonly<FanOutState>, taken: re
     );
   } catch (error) {
     const uid = state.ds.metadata?.uid ?? '';
-    for (const c of taken) deps.expectations.forgetFanOut(pairKey(uid, c.view.name));
+    for (const c of taken) deps.memory.expectations.forgetFanOut(pairKey(uid, c.view.name));
     throw error;
   }
 }
@@ -159,7 +160,7 @@ async function send(deps: ReconcileDeps, state: Readonly<FanOutState>, taken: re
  * burst cap.
  */
 function settleOutstanding(deps: ReconcileDeps, state: Readonly<FanOutState>): void {
-  const nodes = deps.expectations.outstandingNodes(state.ds.metadata?.uid ?? '');
+  const nodes = deps.memory.expectations.outstandingNodes(state.ds.metadata?.uid ?? '');
   if (nodes.length === 0) return;
   const views = new Map(state.views.map((view) => [view.name, view]));
   for (const node of nodes) {
@@ -179,8 +180,8 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
   const nowMs = deps.clock().getTime();
   settleOutstanding(deps, state);
   const { taken, next, exhausted } = walk(deps, state, 0, roomOf(deps, state, nowMs), nowMs);
-  if (exhausted) deps.fanOutFeeds.drop(uid);
-  else deps.fanOutFeeds.put(uid, state, next, nowMs);
+  if (exhausted) deps.memory.fanOutFeeds.drop(uid);
+  else deps.memory.fanOutFeeds.put(uid, state, next, nowMs);
   await send(deps, state, taken);
   return { sent: taken.length, capped: !exhausted };
 }
@@ -196,10 +197,10 @@ export async function fanOutPairs(deps: ReconcileDeps, state: Readonly<FanOutSta
  */
 export async function releaseFanOut(deps: ReconcileDeps, daemonSetUid: string): Promise<number> {
   const nowMs = deps.clock().getTime();
-  const feed = deps.fanOutFeeds.get(daemonSetUid, nowMs);
+  const feed = deps.memory.fanOutFeeds.get(daemonSetUid, nowMs);
   if (feed === undefined) return 0;
-  if (deps.objects.isGone(daemonSetUid)) {
-    deps.fanOutFeeds.drop(daemonSetUid, feed);
+  if (deps.memory.objects.isGone(daemonSetUid)) {
+    deps.memory.fanOutFeeds.drop(daemonSetUid, feed);
     return 0;
   }
   const room = roomOf(deps, feed.state, nowMs);
@@ -207,7 +208,7 @@ export async function releaseFanOut(deps: ReconcileDeps, daemonSetUid: string): 
   if (Math.min(room.creates, room.deletes) < worth) return 0;
   const { taken, next, exhausted } = walk(deps, feed.state, feed.next, room, nowMs);
   feed.next = next;
-  if (exhausted) deps.fanOutFeeds.drop(daemonSetUid, feed);
+  if (exhausted) deps.memory.fanOutFeeds.drop(daemonSetUid, feed);
   await send(deps, feed.state, taken);
   return taken.length;
 }

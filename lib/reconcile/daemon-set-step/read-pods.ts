@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { TooManyRequestsError } from '../../kube/kube-api-errors.ts';
 import type { ListResult } from '../../kube/kube-port.ts';
-import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import type { DepsPart } from '../deps/reconcile-deps.ts';
 import { type KeptPods, keptPodsOf } from '../memory/kept-pod-lists.ts';
 import { labelSelectorQuery } from '../reads/selector-query.ts';
 import { catchUpPods, type PodSelection } from './catch-up-pods.ts';
@@ -25,16 +25,21 @@ export const POD_LIST_REUSE_MS = 120_000;
  * would list every pod, just when the server asked for fewer requests.
  */
 async function catchUpKept(
-  deps: Pick<ReconcileDeps, 'kube' | 'keptPods'>,
+  deps: DepsPart<'kube', 'keptPods'>,
   uid: string,
   selection: Readonly<PodSelection>,
   table: KeptPods,
   podsVersion: string,
 ): Promise<boolean> {
   try {
-    return await catchUpPods(deps.kube, selection, table, deps.keptPods.catchUpTarget(uid, podsVersion));
+    return await catchUpPods(
+      deps.ports.kube,
+      selection,
+      table,
+      deps.memory.keptPods.catchUpTarget(uid, podsVersion),
+    );
   } catch (error) {
-    if (error instanceof TooManyRequestsError) deps.keptPods.put(uid, table);
+    if (error instanceof TooManyRequestsError) deps.memory.keptPods.put(uid, table);
     throw error;
   }
 }
@@ -59,12 +64,12 @@ function isYoung(table: Readonly<KeptPods>, now: number): boolean {
  * rather than list (it still lists when the catch-up fails).
  */
 export function willCatchUp(
-  deps: Pick<ReconcileDeps, 'clock' | 'keptPods'>,
+  deps: DepsPart<never, 'keptPods'>,
   ds: Readonly<DaemonSet>,
   podsVersion: string | undefined,
 ): boolean {
   const { uid, query } = selectionOf(ds);
-  const table = deps.keptPods.peek(uid, query);
+  const table = deps.memory.keptPods.peek(uid, query);
   return podsVersion !== undefined && table !== undefined && isYoung(table, deps.clock().getTime());
 }
 
@@ -74,27 +79,27 @@ export function willCatchUp(
  * one younger than {@link POD_LIST_REUSE_MS}; otherwise, or when the catch-up fails, a LIST.
  */
 export async function readDaemonSetPods(
-  deps: Pick<ReconcileDeps, 'kube' | 'clock' | 'keptPods'>,
+  deps: DepsPart<'kube', 'keptPods'>,
   ds: Readonly<DaemonSet>,
   podsVersion: string | undefined,
 ): Promise<DaemonSetPods> {
   const { namespace, labelSelector, uid, query } = selectionOf(ds);
   const startedAt = deps.clock().getTime();
-  const table = deps.keptPods.take(uid, query);
+  const table = deps.memory.keptPods.take(uid, query);
   if (
     podsVersion !== undefined &&
     table !== undefined &&
     isYoung(table, startedAt) &&
     (await catchUpKept(deps, uid, { namespace, labelSelector }, table, podsVersion))
   ) {
-    deps.keptPods.put(uid, table);
+    deps.memory.keptPods.put(uid, table);
     return { items: keptPodsOf(table), resourceVersion: table.resourceVersion, kept: true };
   }
-  const list = await deps.kube.listPods({ namespace, labelSelector, allowStale: true });
-  if (deps.keptPods.worthKeeping(list.items.length)) {
+  const list = await deps.ports.kube.listPods({ namespace, labelSelector, allowStale: true });
+  if (deps.memory.keptPods.worthKeeping(list.items.length)) {
     const pods = new Map(list.items.map((pod) => [pod.metadata?.uid ?? '', pod]));
     const deleting = new Map<string, Date>();
-    deps.keptPods.put(uid, {
+    deps.memory.keptPods.put(uid, {
       query,
       pods,
       resourceVersion: list.resourceVersion,

@@ -4,21 +4,18 @@
  * rollingUpdate, cleanupHistory, updateDaemonSetStatus).
  */
 import type { V1ControllerRevision, V1DaemonSetStatus, V1Node, V1Pod } from '@kubernetes/client-node';
-import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { daemonSetStatusFromViews, statusRequeue } from '../../core/daemon-set-status.ts';
 import { type NodeView, nodeViewsFor } from '../../core/node-view.ts';
 import { earliestNodeFreeSeconds } from '../../core/pair-waits.ts';
-import { planRollout } from '../../core/rollout-plan.ts';
 import type { MessageCause } from '../../messages/message-cause.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { executeActions } from '../effects/action-executor.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
-import { pairKey } from '../memory/expectations.ts';
 import { sendGateRechecks } from '../node-gates/resync-recheck.ts';
 import { knownGateKeys } from '../reads/known-gate-keys.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
-import { type RevisionResult, syncRevisions } from './sync-revision-history.ts';
+import { rollingUpdate } from './rolling-update.ts';
+import { type RevisionResult, syncRevisionHistory } from './sync-revision-history.ts';
 import { INVALID_SPEC_CONDITION, writeDaemonSetStatus } from './write-status.ts';
 import { yieldToEventLoop } from './yield-to-event-loop.ts';
 
@@ -43,23 +40,6 @@ export interface SyncResult {
   readonly report: StepReport;
   readonly requeueAfterSeconds?: number;
   readonly requeueReason: string;
-}
-
-/** The views with the pods the rolling update just deleted marked terminating until their grace period ends. */
-function afterDeletes(views: readonly NodeView[], actions: readonly Action[], now: Date): NodeView[] {
-  const deleted = new Set(actions.flatMap((a) => (a.type === 'delete' ? [a.uid] : [])));
-  if (deleted.size === 0) return [...views];
-  return views.map((view) => ({
-    ...view,
-    pods: view.pods.map((pod): V1Pod => {
-      if (!deleted.has(pod.metadata?.uid ?? '') || pod.metadata?.deletionTimestamp) return pod;
-      const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
-      return {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: new Date(now.getTime() + grace * 1000) },
-      };
-    }),
-  }));
 }
 
 /** The earliest of the waits, with the reason of the earliest. */
@@ -93,8 +73,8 @@ function statusOf(
 }
 
 /**
- * Writes the revisions, executes the rolling-update step on the listed state (deleting old pods,
- * creating surge pods), fans out the other pairs that need work with hints, and writes the status
+ * Writes the revisions, executes the rolling-update step on the listed state (rolling-update.ts:
+ * deleting old pods, creating surge pods), fans out the other pairs that need work with hints, and writes the status
  * computed from the listed state if it changed; on a resync, the node steps of the nodes whose
  * readiness gate the view disagrees with (node-gates/resync-recheck.ts). Asks to run again after the earliest of: the
  * rollout's minReadySeconds wait, the status's time-dependent fields, the end of the grace period
@@ -103,7 +83,7 @@ function statusOf(
  * ready are the router's to announce (coalesced status refreshes:
  * docs/design.md, 12. The status-refresh window).
  */
-export async function syncClaimedDaemonSet(
+export async function syncDaemonSet(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   reads: Readonly<DaemonSetReads>,
@@ -111,31 +91,23 @@ export async function syncClaimedDaemonSet(
   blocked: ReadonlySet<string> = new Set(),
 ): Promise<SyncResult> {
   await yieldToEventLoop();
-  const revision = await syncRevisions(deps, ds, reads.revisions, reads.pods);
+  const revision = await syncRevisionHistory(deps, ds, reads.revisions, reads.pods);
   const { currentHash } = revision;
-  deps.objects.putRevisionHash(
+  deps.memory.objects.putRevisionHash(
     { ...ds, status: { ...ds.status, collisionCount: revision.collisionCount } } as DaemonSet,
     currentHash,
   );
-  deps.objects.putDaemonSet(ds, reads.listedAt);
+  deps.memory.objects.putDaemonSet(ds, reads.listedAt);
   const now = deps.clock();
   // Placed, and created, as pods tolerating the node readiness gate keys in use.
   const gateKeys = knownGateKeys(deps, ds);
   await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
-  const rollout = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
-  // Each replacement is expected before its delete goes out: a deletion's event brings the pair step
-  // that creates the replacement, and at 250 deletes a step the first of those runs before the last
-  // delete is sent. Only a delete the API server took is held in the kept table as being deleted: a
-  // step cut short (a 429) leaves the pods it did not delete to the next step's plan.
-  const uid = ds.metadata?.uid ?? '';
-  const rolled = await executeActions(deps, ds, rollout, {
-    pods: reads.pods,
-    verifyNameClashes: true,
-    beforeDelete: (action) => deps.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
-    afterDelete: (action) => deps.keptPods.noteDeleting(uid, action.uid, now),
-  });
-  const skip = new Set([...blocked, ...rollout.flatMap((a) => (a.type === 'requeue' ? [] : [a.node]))]);
+  const rollout = await rollingUpdate(deps, { ds, views, pods: reads.pods, currentHash, gateKeys, now });
+  const skip = new Set([
+    ...blocked,
+    ...rollout.actions.flatMap((a) => (a.type === 'requeue' ? [] : [a.node])),
+  ]);
   await yieldToEventLoop();
   const fan = await fanOutPairs(deps, {
     ds,
@@ -154,17 +126,14 @@ export async function syncClaimedDaemonSet(
   const status = statusOf(ds, views, revision, now);
   const statusWrites = await writeDaemonSetStatus(deps, ds, status);
   const wait = earliest([
-    [rolled.requeueAfterSeconds, 'rolling update waits for minReadySeconds'],
+    [rollout.executed.requeueAfterSeconds, 'rolling update waits for minReadySeconds'],
     [statusRequeue(ds, status, now)?.afterSeconds, 'status depends on time passing'],
-    [
-      earliestNodeFreeSeconds(ds, afterDeletes(views, rollout, now), now),
-      'pods terminating on nodes that need one',
-    ],
+    [earliestNodeFreeSeconds(ds, rollout.viewsAfter, now), 'pods terminating on nodes that need one'],
     [fan.capped ? BURST_CONTINUATION_SECONDS : undefined, 'burst cap left pairs for the next run'],
     [blocked.size > 0 ? BURST_CONTINUATION_SECONDS : undefined, 'orphans changed while being adopted'],
   ]);
   return {
-    report: sumReports(revision.report, rolled.report, {
+    report: sumReports(revision.report, rollout.executed.report, {
       ...emptyReport(),
       fannedOut: fan.sent + rechecks,
       statusWrites,

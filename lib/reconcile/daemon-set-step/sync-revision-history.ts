@@ -64,7 +64,7 @@ async function claimRevisions(
     }
     if (owners === undefined) claimed.push(revision);
     else {
-      claimed.push(await deps.kube.updateControllerRevision({ ...revision, metadata: owners }));
+      claimed.push(await deps.ports.kube.updateControllerRevision({ ...revision, metadata: owners }));
       report.revisionWrites++;
     }
   }
@@ -78,17 +78,17 @@ async function applyPlan(
   report: StepReport,
 ): Promise<void> {
   if (plan.create) {
-    await deps.kube.createControllerRevision(plan.create);
+    await deps.ports.kube.createControllerRevision(plan.create);
     report.revisionWrites++;
   }
   if (plan.update) {
-    await deps.kube.updateControllerRevision(plan.update);
+    await deps.ports.kube.updateControllerRevision(plan.update);
     report.revisionWrites++;
   }
   for (const revision of plan.delete) {
     const meta = revision.metadata ?? {};
     try {
-      await deps.kube.deleteControllerRevision({
+      await deps.ports.kube.deleteControllerRevision({
         namespace: meta.namespace ?? 'default',
         name: meta.name ?? '',
         uid: meta.uid ?? '',
@@ -110,7 +110,7 @@ async function applyPlan(
  * revisions are listed again and the step re-planned once; a second loss throws
  * RevisionConflictError. Returns the current hash and the collisionCount.
  */
-export async function syncRevisions(
+export async function syncRevisionHistory(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   revisions: readonly V1ControllerRevision[],
@@ -131,7 +131,7 @@ export async function syncRevisions(
           : error;
       }
       report.conflicts++;
-      current = (await deps.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default')).items;
+      current = (await deps.ports.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default')).items;
     }
   }
   throw new RevisionConflictError(ds);

@@ -95,18 +95,18 @@ async function writeOrConflict(
   try {
     // The written object is the DaemonSet at its new resourceVersion: the version the relay's node
     // hints name next, so the process's node steps find it in the cache instead of listing.
-    deps.objects.putDaemonSet(
-      await deps.kube.updateDaemonSetStatus({ ...ds, status: { ...status } }),
+    deps.memory.objects.putDaemonSet(
+      await deps.ports.kube.updateDaemonSetStatus({ ...ds, status: { ...status } }),
       deps.clock().getTime(),
     );
     return 1;
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     const meta = ds.metadata ?? {};
-    const fresh = await deps.kube.getDaemonSet(meta.namespace ?? 'default', meta.name ?? '');
+    const fresh = await deps.ports.kube.getDaemonSet(meta.namespace ?? 'default', meta.name ?? '');
     if (fresh === undefined || fresh.metadata?.uid !== meta.uid || !needsStatusWrite(fresh, status)) return 0;
-    deps.objects.putDaemonSet(
-      await deps.kube.updateDaemonSetStatus({ ...fresh, status: { ...status } }),
+    deps.memory.objects.putDaemonSet(
+      await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...status } }),
       deps.clock().getTime(),
     );
     return 1;

@@ -111,7 +111,7 @@ const MAX_NAME_ATTEMPTS = 5;
 
 /** The pod named `name` in `namespace`, read fresh, if any. */
 async function podNamed(deps: ReconcileDeps, namespace: string, name: string): Promise<V1Pod | undefined> {
-  const list = await deps.kube.listPods({ namespace, fieldSelector: `metadata.name=${name}` });
+  const list = await deps.ports.kube.listPods({ namespace, fieldSelector: `metadata.name=${name}` });
   return list.items[0];
 }
 
@@ -142,11 +142,11 @@ async function createOne(
   for (let attempt = 0; attempt < MAX_NAME_ATTEMPTS; attempt++) {
     const name = pod.metadata?.name ?? '';
     try {
-      const made = await deps.kube.createPod(pod);
+      const made = await deps.ports.kube.createPod(pod);
       report.created++;
       const version = made.metadata?.resourceVersion;
-      if (version !== undefined) deps.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
-      deps.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
+      if (version !== undefined) deps.memory.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
+      deps.memory.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
       return version;
     } catch (error) {
       if (isNamespaceGone(error)) {
@@ -155,7 +155,7 @@ async function createOne(
       }
       if (!(error instanceof AlreadyExistsError)) {
         if (!(error instanceof TooManyRequestsError))
-          deps.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);
+          deps.memory.events.warning(ds, EventReason.FailedCreate, `Error creating: ${messageOf(error)}`);
         throw error;
       }
       const existing = verify ? await podNamed(deps, pod.metadata?.namespace ?? 'default', name) : undefined;
@@ -182,10 +182,15 @@ async function deleteOne(
   const { namespace, name, uid, resourceVersion } = action;
   options.beforeDelete?.(action);
   try {
-    await deps.kube.deletePod({ namespace, name, uid, ...(resourceVersion ? { resourceVersion } : {}) });
+    await deps.ports.kube.deletePod({
+      namespace,
+      name,
+      uid,
+      ...(resourceVersion ? { resourceVersion } : {}),
+    });
     report.deleted++;
     options.afterDelete?.(action);
-    deps.events.normal(ds, EventReason.SuccessfulDelete, `Deleted pod: ${name}`);
+    deps.memory.events.normal(ds, EventReason.SuccessfulDelete, `Deleted pod: ${name}`);
     return 'done';
   } catch (error) {
     if (error instanceof NotFoundError) {
@@ -195,7 +200,7 @@ async function deleteOne(
     }
     if (error instanceof ConflictError) return 'conflict';
     if (!(error instanceof TooManyRequestsError))
-      deps.events.warning(ds, EventReason.FailedDelete, `Error deleting: ${messageOf(error)}`);
+      deps.memory.events.warning(ds, EventReason.FailedDelete, `Error deleting: ${messageOf(error)}`);
     throw error;
   }
 }
@@ -210,13 +215,13 @@ async function recordTerminalPod(
   const phase = pods.find((pod) => pod.metadata?.uid === action.uid)?.status?.phase;
   const which = `${action.namespace}/${action.name} on node ${action.node}`;
   if (phase === 'Failed') {
-    deps.events.warning(
+    deps.memory.events.warning(
       ds,
       EventReason.FailedDaemonPod,
       `Found failed daemon pod ${which}, will try to kill it`,
     );
   } else if (phase === 'Succeeded') {
-    deps.events.normal(
+    deps.memory.events.normal(
       ds,
       EventReason.SucceededDaemonPod,
       `Found succeeded daemon pod ${which}, will try to delete it`,

@@ -13,7 +13,7 @@ import { reconcilePair } from '../pair-step/pair-step.ts';
 
 /**
  * The DaemonSet messages a later step of the same DaemonSet stands in for (see
- * StepLimiter.runUncovered): status refreshes, continuations and waits, and watch events. Not a
+ * DaemonSetSteps.runUncovered): status refreshes, continuations and waits, and watch events. Not a
  * resync, a replay or an EC2 event: their steps do more than a status refresh's (a resync re-checks
  * the node readiness gates).
  */
@@ -34,9 +34,9 @@ export async function reconcileMessage(
   receivedAt = Date.now(),
   sentAt?: number,
 ): Promise<StepReport> {
-  if (message.managedKind !== undefined && message.managedKind !== deps.kube.managedKind) {
+  if (message.managedKind !== undefined && message.managedKind !== deps.ports.kube.managedKind) {
     throw new PoisonMessageError(
-      `message for managed kind ${message.managedKind}, but this reconciler manages ${deps.kube.managedKind}`,
+      `message for managed kind ${message.managedKind}, but this reconciler manages ${deps.ports.kube.managedKind}`,
     );
   }
   switch (message.kind) {
@@ -45,7 +45,7 @@ export async function reconcileMessage(
       // The pair may have been fanned out: more of its DaemonSet's walk may go now. The pair's own
       // work is done either way; what is not sent is sent by the DaemonSet's next step.
       const released = await releaseFanOut(deps, message.daemonSet.uid).catch((error: unknown) => {
-        deps.logger.warn('releasing fanned-out pairs failed; the next DaemonSet step sends them', {
+        deps.ports.logger.warn('releasing fanned-out pairs failed; the next DaemonSet step sends them', {
           daemonSetUid: message.daemonSet.uid,
           error: String(error),
         });
@@ -56,12 +56,15 @@ export async function reconcileMessage(
     case 'daemonset': {
       const { namespace, name } = message.daemonSet;
       const since = coverable(message) ? sentAt : undefined;
-      const report = await deps.daemonSetSteps.runUncovered(`${namespace}/${name}`, since, receivedAt, () =>
-        reconcileDaemonSet(deps, message, receivedAt),
+      const report = await deps.memory.daemonSetSteps.runUncovered(
+        `${namespace}/${name}`,
+        since,
+        receivedAt,
+        () => reconcileDaemonSet(deps, message, receivedAt),
       );
       return report ?? emptyReport();
     }
     case 'node':
-      return reconcileNode(deps, message);
+      return reconcileNode(deps, message, reconcilePair);
   }
 }

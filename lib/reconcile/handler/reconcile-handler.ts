@@ -141,7 +141,7 @@ async function handleBatch(
   );
   const response: SQSBatchResponse = { batchItemFailures: responses.flatMap((r) => r.batchItemFailures) };
   // Events are written in the background; a Lambda container is frozen once the handler returns.
-  await tools.deps.events.flush();
+  await tools.deps.memory.events.flush();
   if (response.batchItemFailures.length > 0) {
     tools.logger.warn('records left for redelivery', {
       failed: response.batchItemFailures.map((f) => f.itemIdentifier),

@@ -171,11 +171,11 @@ export async function reconcileRecord(
     if (error instanceof TooManyRequestsError) {
       const retryAfterSeconds = Math.max(1, error.retryAfterSeconds);
       const again = withRequeueCause(message, 'API server answered 429', deps.clock());
-      await deps.requeue.requeue(withHintsOf(again, message), retryAfterSeconds);
+      await deps.ports.requeue.requeue(withHintsOf(again, message), retryAfterSeconds);
       return { type: 'throttled', retryAfterSeconds };
     }
     if (isNamespaceGone(error)) {
-      deps.logger.debug('namespace torn down; the work is done', { error: messageOf(error) });
+      deps.ports.logger.debug('namespace torn down; the work is done', { error: messageOf(error) });
       return { type: 'namespace-gone' };
     }
     if (!isRetryable(error))
@@ -183,7 +183,7 @@ export async function reconcileRecord(
     const failures = failuresOf(message);
     if (failures >= MAX_FAILURE_REQUEUES) throw error;
     const afterSeconds = 2 ** failures;
-    await deps.requeue.requeue(
+    await deps.ports.requeue.requeue(
       withRequeueCause(message, `failed: ${messageOf(error)}`, deps.clock(), true),
       afterSeconds,
     );
@@ -197,8 +197,8 @@ async function deadLetter(
   reason: string,
   groupId: string | undefined,
 ): Promise<RecordOutcome> {
-  deps.logger.error('sending a message to the DLQ', { messageId: record.messageId, reason });
-  await deps.deadLetter.deadLetter(record.body, reason, groupId);
+  deps.ports.logger.error('sending a message to the DLQ', { messageId: record.messageId, reason });
+  await deps.ports.deadLetter.deadLetter(record.body, reason, groupId);
   return { type: 'dead-lettered', reason };
 }
 

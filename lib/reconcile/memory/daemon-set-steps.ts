@@ -16,7 +16,7 @@ import { Lru } from './lru.ts';
  */
 export const COVER_MARGIN_MS = 1000;
 
-export class StepLimiter {
+export class DaemonSetSteps {
   readonly #limit: number;
   #running = 0;
   readonly #waiting: (() => void)[] = [];

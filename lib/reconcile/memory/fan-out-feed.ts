@@ -4,6 +4,9 @@
  * fanned out before (docs/design.md, 15. The DaemonSet step). Creates then flow at the request
  * budget rather than at burstReplicas per DaemonSet step, however long a step takes.
  */
+import type { DaemonSet } from '../../core/daemon-set.ts';
+import type { NodeView } from '../../core/node-view.ts';
+import type { MessageCause } from '../../messages/message-cause.ts';
 
 /**
  * How long a step's remaining walk may be released from: about two DaemonSet steps at 20,000
@@ -11,6 +14,25 @@
  * meanwhile in another process gets at most this long of creates that garbage collection removes.
  */
 export const FEED_MAX_AGE_MS = 10_000;
+
+/** What the fan-out works from: one DaemonSet step's LISTs and plan. */
+export interface FanOutState {
+  readonly ds: Readonly<DaemonSet>;
+  readonly views: readonly NodeView[];
+  /** The node readiness gate keys the DaemonSet's pods tolerate (`gateKeysFor` of lib/core/node-readiness.ts). */
+  readonly gateKeys: readonly string[];
+  readonly currentHash: string;
+  readonly now: Date;
+  readonly cause: MessageCause;
+  /** Nodes the step itself acted on this run (the rolling-update step): left to the next run. */
+  readonly skip: ReadonlySet<string>;
+  /** What the step observed: the resourceVersions of its LISTs. */
+  readonly observation: string;
+  /** The resourceVersion of the node LIST (older than the pod LIST when it was shared). */
+  readonly nodesResourceVersion: string;
+  /** When the step began those LISTs (ms since the epoch). */
+  readonly listedAt: number;
+}
 
 /** The rest of one DaemonSet step's walk: `next` is the index of the first view not walked yet. */
 export interface Feed<S> {

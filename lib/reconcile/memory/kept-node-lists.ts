@@ -16,7 +16,7 @@ import { Lru } from './lru.ts';
  */
 export const NODE_LIST_REUSE_MIN_NODES = 2_000;
 
-export class NodeListReuse {
+export class KeptNodeLists {
   readonly #minNodes: number;
   /** When the node LIST of the latest step counted from a fresh LIST began, by DaemonSet uid (ms since the epoch). */
   readonly #freshFrom = new Lru<number>(4096);

@@ -31,19 +31,19 @@ export interface DecidedGates extends GateOutcome {
  * requeues the node step for when a gating pod turns available under minReadySeconds or a timeout
  * falls due; resolves to the step's report.
  */
-export async function finishNodeGates(
+export async function writeGateOutcome(
   deps: ReconcileDeps,
   message: Readonly<NodeMessage>,
   decided: DecidedGates,
 ): Promise<StepReport> {
   const node = await writeCondition(deps, decided);
   const d = { ...decided, node };
-  recordGateEvents(deps.events, d, d.report);
+  recordGateEvents(deps.memory.events, d, d.report);
   const wait = nextLookSeconds(d);
   if (wait !== undefined) {
     const due = Math.ceil((d.now.getTime() + wait * 1000) / 1000);
     const again = withRequeueCause(message, `node readiness gate waits ${wait}s`, d.now);
-    await deps.requeue.requeue(again, wait, fifoSafeId(`gate:${message.node.name}:${due}`));
+    await deps.ports.requeue.requeue(again, wait, fifoSafeId(`gate:${message.node.name}:${due}`));
     d.report.requeues++;
   }
   return d.report;
@@ -53,8 +53,8 @@ export async function finishNodeGates(
 async function writeCondition(deps: ReconcileDeps, d: Readonly<DecidedGates>): Promise<V1Node> {
   const condition = conditionWrite(d.node, d.decision, d.now);
   if (condition === undefined) return d.node;
-  const written = await deps.kube.patchNodeCondition(d.node.metadata?.name ?? '', condition);
-  deps.objects.putRecentNodes([written], deps.clock().getTime());
+  const written = await deps.ports.kube.patchNodeCondition(d.node.metadata?.name ?? '', condition);
+  deps.memory.objects.putRecentNodes([written], deps.clock().getTime());
   return written;
 }
 

@@ -38,7 +38,7 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type StepReport } from '../effects/step-report.ts';
 import { nodeVersion } from '../reads/pair-reader.ts';
 import { carriesNamedGateTaint, withNamedOrphansLifted } from './gate-orphans.ts';
-import { finishNodeGates } from './gate-outcome.ts';
+import { writeGateOutcome } from './gate-outcome.ts';
 
 /** Gate writes tried on one node before the step fails (and is retried): each Conflict re-reads it. */
 export const GATE_WRITE_ATTEMPTS = 3;
@@ -119,8 +119,8 @@ function gatingOn(
 
 /** One GET of the node, kept as this process's recent read of it. */
 async function readNode(deps: ReconcileDeps, name: string): Promise<V1Node | undefined> {
-  const node = await deps.kube.getNode(name);
-  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
+  const node = await deps.ports.kube.getNode(name);
+  if (node !== undefined) deps.memory.objects.putRecentNodes([node], deps.clock().getTime());
   return node;
 }
 
@@ -138,7 +138,7 @@ async function nodeToDecide(
   const hinted = input.node;
   if (hinted === undefined || input.nodeConfirmed) return hinted;
   if (!input.gateStateKnown) return readNode(deps, name);
-  const recent = deps.objects.recentNode(name, deps.clock().getTime());
+  const recent = deps.memory.objects.recentNode(name, deps.clock().getTime());
   if (recent === undefined) return hinted;
   const order = compareResourceVersions(nodeVersion(recent) ?? '', nodeVersion(hinted) ?? '');
   return order === 1 ? recent : hinted;
@@ -154,7 +154,7 @@ async function withPodsListed(
   name: string,
   input: Readonly<NodeGateInput>,
 ): Promise<NodeGateInput> {
-  const listed = await deps.kube.listPods({ fieldSelector: `spec.nodeName=${name}` });
+  const listed = await deps.ports.kube.listPods({ fieldSelector: `spec.nodeName=${name}` });
   const pods = listed.items.filter((pod) => targetNodeName(pod) === name);
   return { ...input, podsOf: (ds) => pods.filter((pod) => isControlledBy(pod, ds)) };
 }
@@ -196,18 +196,18 @@ export async function reconcileNodeGates(
       livePods: (ds: Readonly<DaemonSet>) => livePods(pods, ds),
     };
     if (decision.taints === undefined)
-      return finishNodeGates(deps, message, { ...decided, node, written: false });
+      return writeGateOutcome(deps, message, { ...decided, node, written: false });
     const marker = decision.releasedMarker;
     try {
       const annotations = marker === undefined ? undefined : { [GATE_RELEASED_ANNOTATION]: marker };
-      const written = await deps.kube.patchNodeGate(
+      const written = await deps.ports.kube.patchNodeGate(
         name,
         node.metadata?.resourceVersion ?? '',
         decision.taints,
         annotations,
       );
-      deps.objects.putRecentNodes([written], deps.clock().getTime());
-      return finishNodeGates(deps, message, { ...decided, node: written, written: true });
+      deps.memory.objects.putRecentNodes([written], deps.clock().getTime());
+      return writeGateOutcome(deps, message, { ...decided, node: written, written: true });
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       report.conflicts++;

@@ -10,7 +10,7 @@ import { nodesToRecheckGates } from '../../core/node-gate-recheck.ts';
 import type { NodeView } from '../../core/node-view.ts';
 import type { MessageCause } from '../../messages/message-cause.ts';
 import type { OutgoingWork } from '../../queue/work-senders.ts';
-import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import type { DepsPart } from '../deps/reconcile-deps.ts';
 
 /**
  * Sends the node steps of a resync's gate re-check; resolves to how many. Each message carries the
@@ -18,7 +18,7 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
  * de-duplication), and the node step decides with every gating DaemonSet, reading the node afresh.
  */
 export async function sendGateRechecks(
-  deps: Pick<ReconcileDeps, 'workQueue'>,
+  deps: DepsPart<'workQueue', never>,
   ds: Readonly<DaemonSet>,
   views: readonly NodeView[],
   cause: MessageCause,
@@ -27,7 +27,7 @@ export async function sendGateRechecks(
   if (cause.type !== 'resync') return 0;
   const names = nodesToRecheckGates(ds, views, now);
   if (names.length === 0) return 0;
-  await deps.workQueue.send(
+  await deps.ports.workQueue.send(
     names.map((name): OutgoingWork => ({ message: { v: 1, kind: 'node', cause, node: { name } } })),
   );
   return names.length;

@@ -23,7 +23,6 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { executeActions, mapConcurrent } from '../effects/action-executor.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
 import { reconcileNodeGates } from '../node-gates/gate-step.ts';
-import { reconcilePair } from '../pair-step/pair-step.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from '../reads/pair-reader.ts';
 import { currentRevisionHashes } from '../reads/revision-hash.ts';
 import { pairPodsQuery } from '../reads/selector-query.ts';
@@ -36,7 +35,10 @@ import { pairPodsQuery } from '../reads/selector-query.ts';
  * label instead).
  */
 async function podsBoundTo(deps: ReconcileDeps, nodeName: string): Promise<V1Pod[]> {
-  const bound = await deps.kube.listPods({ fieldSelector: `spec.nodeName=${nodeName}`, allowStale: true });
+  const bound = await deps.ports.kube.listPods({
+    fieldSelector: `spec.nodeName=${nodeName}`,
+    allowStale: true,
+  });
   return bound.items.filter((pod) => targetNodeName(pod) === nodeName);
 }
 
@@ -45,7 +47,7 @@ async function podsBoundTo(deps: ReconcileDeps, nodeName: string): Promise<V1Pod
  * (labelled `everynode.dev/node`), all of which must go.
  */
 async function withUnboundPods(deps: ReconcileDeps, nodeName: string, bound: V1Pod[]): Promise<V1Pod[]> {
-  const unbound = await deps.kube.listPods({
+  const unbound = await deps.ports.kube.listPods({
     labelSelector: pairPodsQuery(nodeName),
     fieldSelector: 'spec.nodeName=',
     allowStale: true,
@@ -56,6 +58,12 @@ async function withUnboundPods(deps: ReconcileDeps, nodeName: string, bound: V1P
   );
   return [...bound, ...made];
 }
+
+/**
+ * The pair step, which the node step hands a pair to when a write of it met a Conflict: steps never
+ * import each other, so the handler that runs the node step passes it in.
+ */
+export type PairStep = (deps: ReconcileDeps, message: Readonly<PairMessage>) => Promise<StepReport>;
 
 /** What one pair on the node needs, and its plan. */
 interface NodePair {
@@ -89,10 +97,10 @@ interface NodeState {
 async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<NodeState> {
   const [daemonSets, node, bound] = await Promise.all([
     listDaemonSets(deps),
-    deps.kube.getNode(nodeName),
+    deps.ports.kube.getNode(nodeName),
     podsBoundTo(deps, nodeName),
   ]);
-  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
+  if (node !== undefined) deps.memory.objects.putRecentNodes([node], deps.clock().getTime());
   const pods = node === undefined ? await withUnboundPods(deps, nodeName, bound) : bound;
   return {
     daemonSets,
@@ -108,10 +116,10 @@ async function readNodeState(deps: ReconcileDeps, nodeName: string): Promise<Nod
  * created since gets its own step), each kept in the process cache for the hints that name it.
  */
 async function listDaemonSets(deps: ReconcileDeps): Promise<DaemonSet[]> {
-  const listed = await deps.kube.listDaemonSets({ allowStale: true });
+  const listed = await deps.ports.kube.listDaemonSets({ allowStale: true });
   const readAt = deps.clock().getTime();
-  const live = listed.items.filter((ds) => !deps.objects.isGone(ds.metadata?.uid ?? ''));
-  for (const ds of live) deps.objects.putDaemonSet(ds, readAt);
+  const live = listed.items.filter((ds) => !deps.memory.objects.isGone(ds.metadata?.uid ?? ''));
+  for (const ds of live) deps.memory.objects.putDaemonSet(ds, readAt);
   return live;
 }
 
@@ -124,10 +132,10 @@ async function hintedDaemonSets(
   hints: Readonly<NodeHints>,
 ): Promise<readonly DaemonSet[]> {
   // A DaemonSet this process knows to be gone or being deleted gets no pod, and needs no LIST.
-  const live = hints.daemonSets.filter((entry) => !deps.objects.isGone(entry.uid));
+  const live = hints.daemonSets.filter((entry) => !deps.memory.objects.isGone(entry.uid));
   const found = live.map(
     (entry) =>
-      deps.objects.daemonSet(entry.uid, entry.resourceVersion) ??
+      deps.memory.objects.daemonSet(entry.uid, entry.resourceVersion) ??
       daemonSetFromHint(deps, entry, timestampMillis(hints.observedAt) ?? 0),
   );
   const daemonSets = found.every((ds) => ds !== undefined) ? found : await listDaemonSets(deps);
@@ -135,7 +143,7 @@ async function hintedDaemonSets(
     const ds = daemonSets.find(
       (d) => d.metadata?.uid === uid && d.metadata.resourceVersion === resourceVersion,
     );
-    if (ds !== undefined && revisionHash !== undefined) deps.objects.putRevisionHash(ds, revisionHash);
+    if (ds !== undefined && revisionHash !== undefined) deps.memory.objects.putRevisionHash(ds, revisionHash);
   }
   return daemonSets;
 }
@@ -149,11 +157,11 @@ function daemonSetFromHint(
   entry: Readonly<DaemonSetVersion>,
   observedAt: number,
 ): DaemonSet | undefined {
-  if (entry.object === undefined || deps.objects.isGone(entry.uid)) return undefined;
+  if (entry.object === undefined || deps.memory.objects.isGone(entry.uid)) return undefined;
   const ds = fromJson<DaemonSet>(structuredClone(entry.object), 'V1DaemonSet');
   if (ds.metadata?.uid !== entry.uid || ds.metadata.resourceVersion !== entry.resourceVersion)
     return undefined;
-  deps.objects.putDaemonSet(ds, observedAt);
+  deps.memory.objects.putDaemonSet(ds, observedAt);
   return ds;
 }
 
@@ -216,8 +224,8 @@ async function pairsOnCurrentNode(
   const now = deps.clock();
   const pairs = planPairs(state, managed, hashes, nodeName, now);
   if (state.nodeConfirmed || !pairs.some((pair) => deletesBecauseOfNode(pair.actions))) return pairs;
-  const node = await deps.kube.getNode(nodeName);
-  if (node !== undefined) deps.objects.putRecentNodes([node], deps.clock().getTime());
+  const node = await deps.ports.kube.getNode(nodeName);
+  if (node !== undefined) deps.memory.objects.putRecentNodes([node], deps.clock().getTime());
   if (nodeVersion(node) === nodeVersion(state.node)) return pairs;
   return planPairs({ ...state, node }, managed, hashes, nodeName, now);
 }
@@ -236,13 +244,14 @@ async function pairsOnCurrentNode(
 export async function reconcileNode(
   deps: ReconcileDeps,
   message: Readonly<NodeMessage>,
+  pairStep: PairStep,
 ): Promise<StepReport> {
   const state = (await hintedNodeState(deps, message)) ?? (await readNodeState(deps, message.node.name));
   const managed = state.daemonSets.filter(isActionable);
   const hashes = await currentRevisionHashes(deps, managed);
   const pairs = await pairsOnCurrentNode(deps, message.node.name, state, managed, hashes);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
-  const reports = await mapConcurrent(pairs, (pair) => reconcileNodePair(deps, message, pair));
+  const reports = await mapConcurrent(pairs, (pair) => reconcileNodePair(deps, message, pair, pairStep));
   const deleting = new Set(
     pairs.flatMap((pair) => pair.actions.flatMap((a) => (a.type === 'delete' ? [a.uid] : []))),
   );
@@ -254,19 +263,20 @@ async function reconcileNodePair(
   deps: ReconcileDeps,
   message: Readonly<NodeMessage>,
   pair: Readonly<NodePair>,
+  pairStep: PairStep,
 ): Promise<StepReport> {
   const { ds, node, pods, actions, gateKeys } = pair;
   const nodeName = message.node.name;
   const now = deps.clock();
   if (actions.length === 0 && !pods.some((pod) => pod.metadata?.deletionTimestamp)) return emptyReport();
   const result = await executeActions(deps, ds, actions, { pods });
-  deps.expectations.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
+  deps.memory.expectations.putPairSeen(`${ds.metadata?.uid ?? ''}/${nodeName}`, undefined, result.created);
   const pairMessage = pairMessageOf(ds, message);
-  if (result.conflict) return sumReports(result.report, await reconcilePair(deps, pairMessage));
+  if (result.conflict) return sumReports(result.report, await pairStep(deps, pairMessage));
   const termination = terminationWaitSeconds({ ds, node, pods, actions, now, attempt: 0, gateKeys });
   const wait = minWait(result.requeueAfterSeconds, termination);
   if (wait === undefined) return result.report;
-  await deps.requeue.requeue(withRequeueCause(pairMessage, `pair waits ${wait}s`, now), wait);
+  await deps.ports.requeue.requeue(withRequeueCause(pairMessage, `pair waits ${wait}s`, now), wait);
   return sumReports(result.report, { ...emptyReport(), requeues: 1 });
 }
 

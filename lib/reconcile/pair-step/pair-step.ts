@@ -9,7 +9,7 @@ import { terminationWaitSeconds } from '../../core/pair-waits.ts';
 import { EverynodeError } from '../../errors/everynode-error.ts';
 import { withRequeueCause } from '../../messages/requeue-envelope.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
-import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import type { DepsPart, ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { executeActions } from '../effects/action-executor.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
 import { pairKey } from '../memory/expectations.ts';
@@ -36,13 +36,9 @@ export class PairConflictError extends EverynodeError {
 
 /**
  * The plan for a read pair, its pods tolerating the node readiness gate keys of `deps`'s known
- * DaemonSets (known-gate-keys.ts).
+ * DaemonSets (reads/known-gate-keys.ts).
  */
-export function planRead(
-  deps: Pick<ReconcileDeps, 'objects'>,
-  read: Readonly<PairRead>,
-  now: Date,
-): Action[] {
+export function planRead(deps: DepsPart<never, 'objects'>, read: Readonly<PairRead>, now: Date): Action[] {
   const { ds, node, pods, currentHash, nodeName } = read;
   return planPair({ ds, node, pods, currentHash, now, nodeName, gateKeys: knownGateKeys(deps, ds) });
 }
@@ -77,8 +73,8 @@ export async function reconcilePair(
     reports.push(result.report, hintedReport(read));
     if (!result.conflict) {
       // A fan-out of this pair is no longer in flight for DaemonSet steps that list after now.
-      deps.expectations.handledPair(pairKeyOf(message), deps.clock().getTime());
-      deps.expectations.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
+      deps.memory.expectations.handledPair(pairKeyOf(message), deps.clock().getTime());
+      deps.memory.expectations.putPairSeen(pairKeyOf(message), read.podsListedAt, result.created);
       const gateKeys = knownGateKeys(deps, read.ds);
       const wait = waitSeconds({ ...read, gateKeys }, actions, now, message, result.requeueAfterSeconds);
       if (wait !== undefined) reports.push(await requeuePair(deps, message, wait, now));
@@ -147,7 +143,7 @@ function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): bool
   const { cause, hints } = message;
   if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
   const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
-  return at !== undefined && deps.expectations.accountedFor(pairKeyOf(message), at);
+  return at !== undefined && deps.memory.expectations.accountedFor(pairKeyOf(message), at);
 }
 
 /**
@@ -158,7 +154,7 @@ function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): bool
  */
 function hintsMissOwnCreate(deps: ReconcileDeps, message: Readonly<PairMessage>): boolean {
   const at = message.hints?.podsResourceVersion;
-  return at !== undefined && deps.expectations.wroteSince(pairKeyOf(message), at);
+  return at !== undefined && deps.memory.expectations.wroteSince(pairKeyOf(message), at);
 }
 
 function hintedReport(read: Readonly<PairRead>): StepReport {
@@ -187,7 +183,7 @@ async function requeuePair(
   now: Date,
 ): Promise<StepReport> {
   const reason = `pair waits ${afterSeconds}s (failed-pod backoff or terminating pod)`;
-  await deps.requeue.requeue(withRequeueCause(message, reason, now), afterSeconds);
+  await deps.ports.requeue.requeue(withRequeueCause(message, reason, now), afterSeconds);
   const report = emptyReport();
   report.requeues = 1;
   return report;

@@ -5,13 +5,13 @@
  */
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { gateKeysFor } from '../../core/node-readiness.ts';
-import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import type { DepsPart } from '../deps/reconcile-deps.ts';
 
 /**
  * The gate keys `ds`'s pods tolerate as far as this process knows: its own gate's and those of the
  * DaemonSets it has read (the pair and DaemonSet steps read one DaemonSet; the node step lists them
  * all and passes them to `gateKeysFor` itself).
  */
-export function knownGateKeys(deps: Pick<ReconcileDeps, 'objects'>, ds: Readonly<DaemonSet>): string[] {
-  return gateKeysFor(ds, deps.objects.knownDaemonSets());
+export function knownGateKeys(deps: DepsPart<never, 'objects'>, ds: Readonly<DaemonSet>): string[] {
+  return gateKeysFor(ds, deps.memory.objects.knownDaemonSets());
 }

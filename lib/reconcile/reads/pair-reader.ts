@@ -52,14 +52,14 @@ export async function readDaemonSet(
   freshness: Freshness,
 ): Promise<Recent<DaemonSet> | undefined> {
   const { namespace, name, uid } = message.daemonSet;
-  if (deps.objects.isGone(uid)) return undefined;
+  if (deps.memory.objects.isGone(uid)) return undefined;
   const now = deps.clock().getTime();
-  const recent = freshness === 'recent' ? deps.objects.recentDaemonSet(uid, now) : undefined;
+  const recent = freshness === 'recent' ? deps.memory.objects.recentDaemonSet(uid, now) : undefined;
   if (recent !== undefined) return recent;
-  const ds = await deps.kube.getDaemonSet(namespace, name);
-  if (ds !== undefined) deps.objects.putRecentDaemonSet(ds, now);
+  const ds = await deps.ports.kube.getDaemonSet(namespace, name);
+  if (ds !== undefined) deps.memory.objects.putRecentDaemonSet(ds, now);
   if (ds?.metadata?.uid === uid && !ds.metadata.deletionTimestamp) return { value: ds, at: now };
-  deps.objects.forgetDaemonSet(uid);
+  deps.memory.objects.forgetDaemonSet(uid);
   return undefined;
 }
 
@@ -70,10 +70,10 @@ async function readNode(
   freshness: Freshness,
 ): Promise<{ node: V1Node | undefined; confirmed: boolean }> {
   const now = deps.clock().getTime();
-  const recent = freshness === 'recent' ? deps.objects.recentNode(name, now) : undefined;
+  const recent = freshness === 'recent' ? deps.memory.objects.recentNode(name, now) : undefined;
   if (recent !== undefined) return { node: recent, confirmed: false };
-  const node = await deps.kube.getNode(name);
-  if (node !== undefined) deps.objects.putRecentNodes([node], now);
+  const node = await deps.ports.kube.getNode(name);
+  if (node !== undefined) deps.memory.objects.putRecentNodes([node], now);
   return { node, confirmed: true };
 }
 
@@ -84,7 +84,10 @@ async function readPairPods(
   nodeName: string,
 ): Promise<{ pods: V1Pod[]; listedAt: string }> {
   const labelSelector = pairPodsQuery(nodeName);
-  const list = await deps.kube.listPods({ namespace: ds.metadata?.namespace ?? 'default', labelSelector });
+  const list = await deps.ports.kube.listPods({
+    namespace: ds.metadata?.namespace ?? 'default',
+    labelSelector,
+  });
   return { pods: list.items, listedAt: list.resourceVersion };
 }
 
@@ -138,11 +141,11 @@ async function hintedDaemonSet(
 ): Promise<Recent<DaemonSet> | undefined> {
   const { uid } = message.daemonSet;
   const { resourceVersion } = hints.daemonSet;
-  const cached = deps.objects.daemonSet(uid, resourceVersion);
-  const at = deps.objects.daemonSetReadAt(uid, resourceVersion);
+  const cached = deps.memory.objects.daemonSet(uid, resourceVersion);
+  const at = deps.memory.objects.daemonSetReadAt(uid, resourceVersion);
   if (cached !== undefined && at !== undefined) return { value: cached, at };
   const read = await readDaemonSet(deps, message, 'fresh');
-  if (read !== undefined) deps.objects.putDaemonSet(read.value, read.at, resourceVersion);
+  if (read !== undefined) deps.memory.objects.putDaemonSet(read.value, read.at, resourceVersion);
   return read;
 }
 
@@ -221,7 +224,7 @@ export async function confirmedForCreate(
   const trigger = triggeredAt(message, receivedAt);
   if (trigger === undefined || read.dsReadAt >= trigger) return read;
   const pair = pairKey(message.daemonSet.uid, message.node.name);
-  if (deps.expectations.replacementPending(pair, deps.clock().getTime())) return read;
+  if (deps.memory.expectations.replacementPending(pair, deps.clock().getTime())) return read;
   const fresh = await readDaemonSet(deps, message, 'fresh');
   if (fresh === undefined) return undefined;
   if (fresh.value.metadata?.resourceVersion === read.ds.metadata?.resourceVersion)

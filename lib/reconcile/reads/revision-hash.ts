@@ -14,12 +14,12 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
  * cache: a revision missing from it yields the hash the step computes for it anyway.
  */
 export async function currentRevisionHash(deps: ReconcileDeps, ds: Readonly<DaemonSet>): Promise<string> {
-  const cached = deps.objects.revisionHash(ds);
+  const cached = deps.memory.objects.revisionHash(ds);
   if (cached !== undefined) return cached;
   const namespace = ds.metadata?.namespace ?? 'default';
-  const revisions = await deps.kube.listControllerRevisions(namespace, { allowStale: true });
+  const revisions = await deps.ports.kube.listControllerRevisions(namespace, { allowStale: true });
   const hash = planRevisions(ds, revisions.items, []).currentHash;
-  deps.objects.putRevisionHash(ds, hash);
+  deps.memory.objects.putRevisionHash(ds, hash);
   return hash;
 }
 
@@ -33,19 +33,19 @@ export async function currentRevisionHashes(
 ): Promise<string[]> {
   const missing = new Set(
     daemonSets
-      .filter((ds) => deps.objects.revisionHash(ds) === undefined)
+      .filter((ds) => deps.memory.objects.revisionHash(ds) === undefined)
       .map((ds) => ds.metadata?.namespace ?? 'default'),
   );
   await Promise.all(
     [...missing].map(async (namespace) => {
-      const revisions = await deps.kube.listControllerRevisions(namespace, { allowStale: true });
+      const revisions = await deps.ports.kube.listControllerRevisions(namespace, { allowStale: true });
       for (const ds of daemonSets) {
         if (
           (ds.metadata?.namespace ?? 'default') !== namespace ||
-          deps.objects.revisionHash(ds) !== undefined
+          deps.memory.objects.revisionHash(ds) !== undefined
         )
           continue;
-        deps.objects.putRevisionHash(ds, planRevisions(ds, revisions.items, []).currentHash);
+        deps.memory.objects.putRevisionHash(ds, planRevisions(ds, revisions.items, []).currentHash);
       }
     }),
   );

@@ -13,11 +13,11 @@ import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { localSqsClient } from '../../queue/local-sqs-client.ts';
 import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../../queue/sqs-senders.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { StepLimiter } from '../memory/daemon-set-steps.ts';
+import { DaemonSetSteps } from '../memory/daemon-set-steps.ts';
 import { EventRecorder } from '../memory/event-recorder.ts';
 import { Expectations } from '../memory/expectations.ts';
 import { FanOutFeeds } from '../memory/fan-out-feed.ts';
-import { NodeListReuse } from '../memory/kept-node-lists.ts';
+import { KeptNodeLists } from '../memory/kept-node-lists.ts';
 import { KEPT_PODS_BUDGET, KEPT_PODS_MIN, KeptPodLists } from '../memory/kept-pod-lists.ts';
 import { KeptRevisions } from '../memory/kept-revisions.ts';
 import { ObjectCache } from '../memory/object-cache.ts';
@@ -53,24 +53,28 @@ export function reconcileDepsFor(
   });
   const sqs = options.sqs ?? (config.sqsEndpoint ? localSqsClient(config.sqsEndpoint) : new SQSClient({}));
   return {
-    kube,
-    workQueue: sqsWorkSender(sqs, config.queues.work),
-    requeue: sqsRequeueSender(sqs, config.queues.ingress, clock),
-    deadLetter: sqsDeadLetterSender(sqs, config.queues.workDlq),
-    events: new EventRecorder({ kube, clock, logger }),
+    ports: {
+      kube,
+      workQueue: sqsWorkSender(sqs, config.queues.work),
+      requeue: sqsRequeueSender(sqs, config.queues.ingress, clock),
+      deadLetter: sqsDeadLetterSender(sqs, config.queues.workDlq),
+      logger,
+    },
+    memory: {
+      objects: new ObjectCache(),
+      expectations: new Expectations(),
+      fanOutFeeds: new FanOutFeeds(),
+      sharedNodeList: new SharedRead(),
+      daemonSetSteps: new DaemonSetSteps(1),
+      keptNodes: new KeptNodeLists(config.nodeListReuseMinNodes),
+      // The node LIST setting lowers the pods' threshold too (tests plan on kept LISTs of any size).
+      keptPods: new KeptPodLists(
+        KEPT_PODS_BUDGET,
+        Math.min(config.nodeListReuseMinNodes ?? KEPT_PODS_MIN, KEPT_PODS_MIN),
+      ),
+      keptRevisions: new KeptRevisions(),
+      events: new EventRecorder({ kube, clock, logger }),
+    },
     clock,
-    logger,
-    objects: new ObjectCache(),
-    expectations: new Expectations(),
-    fanOutFeeds: new FanOutFeeds(),
-    nodeList: new SharedRead(),
-    daemonSetSteps: new StepLimiter(1),
-    nodeListReuse: new NodeListReuse(config.nodeListReuseMinNodes),
-    // The node LIST setting lowers the pods' threshold too (tests plan on kept LISTs of any size).
-    keptPods: new KeptPodLists(
-      KEPT_PODS_BUDGET,
-      Math.min(config.nodeListReuseMinNodes ?? KEPT_PODS_MIN, KEPT_PODS_MIN),
-    ),
-    keptRevisions: new KeptRevisions(),
   };
 }

@@ -86,7 +86,7 @@ describe('node messages of one node in one batch', () => {
     const event = await harness.takeRecords(messages.length);
     const response = await harness.handler(event, lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
   }
 
   beforeAll(async () => {

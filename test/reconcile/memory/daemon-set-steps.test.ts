@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { COVER_MARGIN_MS, StepLimiter } from '../../../lib/reconcile/memory/daemon-set-steps.ts';
+import { COVER_MARGIN_MS, DaemonSetSteps } from '../../../lib/reconcile/memory/daemon-set-steps.ts';
 
-describe('StepLimiter', () => {
+describe('DaemonSetSteps', () => {
   it('runs at most `limit` steps at once, the others in arrival order', async () => {
-    const limiter = new StepLimiter(2);
+    const limiter = new DaemonSetSteps(2);
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -22,13 +22,13 @@ describe('StepLimiter', () => {
   });
 
   it('frees the slot of a step that failed', async () => {
-    const limiter = new StepLimiter(1);
+    const limiter = new DaemonSetSteps(1);
     await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await limiter.run(async () => 'next')).toBe('next');
   });
 
   it('skips a step whose message was sent before the reads of a completed step of the same key', async () => {
-    const limiter = new StepLimiter(1);
+    const limiter = new DaemonSetSteps(1);
     const t = 1_000_000;
     expect(await limiter.runUncovered('ds', t, t + 10, async () => 'first')).toBe('first');
     const sentBefore = t + 10 - COVER_MARGIN_MS - 1;
@@ -44,7 +44,7 @@ describe('StepLimiter', () => {
   });
 
   it('lets no failed step stand in for a later one', async () => {
-    const limiter = new StepLimiter(1);
+    const limiter = new DaemonSetSteps(1);
     const t = 2_000_000;
     await expect(
       limiter.runUncovered('ds', t, t + 5000, () => Promise.reject(new Error('boom'))),

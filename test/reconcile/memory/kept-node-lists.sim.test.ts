@@ -6,7 +6,8 @@ import {
   RECOUNT_REASON,
   reconcileDaemonSet,
 } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
-import { NODE_LIST_REUSE_MIN_NODES, NodeListReuse } from '../../../lib/reconcile/memory/kept-node-lists.ts';
+import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
+import { KeptNodeLists, NODE_LIST_REUSE_MIN_NODES } from '../../../lib/reconcile/memory/kept-node-lists.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
 import type { KubeObject } from '../../../lib/sim/storage/store.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
@@ -30,7 +31,7 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
    * process default starts at thousands) and remembering no recount asked for yet.
    */
   const freshReuse = () => {
-    (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse(0);
+    (harness.deps.memory as { keptNodes: KeptNodeLists }).keptNodes = new KeptNodeLists(0);
   };
   const nodeLists = () =>
     harness.sim.counters.total({ verb: 'list', resource: 'nodes', userAgent: RECONCILE_USER_AGENT });
@@ -78,11 +79,14 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   it('follows a step planned on a kept LIST with one recount that lists again, and no other step', async () => {
     freshReuse();
     const requeued: { message: WorkMessage; afterSeconds: number; deduplicationId?: string }[] = [];
-    const deps = {
+    const deps: ReconcileDeps = {
       ...harness.deps,
-      requeue: {
-        async requeue(message: WorkMessage, afterSeconds: number, deduplicationId?: string) {
-          requeued.push({ message, afterSeconds, ...(deduplicationId ? { deduplicationId } : {}) });
+      ports: {
+        ...harness.deps.ports,
+        requeue: {
+          async requeue(message: WorkMessage, afterSeconds: number, deduplicationId?: string) {
+            requeued.push({ message, afterSeconds, ...(deduplicationId ? { deduplicationId } : {}) });
+          },
         },
       },
     };
@@ -113,11 +117,14 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   it('skips a recount once a later step of its DaemonSet counted from a LIST begun after it was asked', async () => {
     freshReuse();
     const requeued: WorkMessage[] = [];
-    const deps = {
+    const deps: ReconcileDeps = {
       ...harness.deps,
-      requeue: {
-        async requeue(message: WorkMessage) {
-          requeued.push(message);
+      ports: {
+        ...harness.deps.ports,
+        requeue: {
+          async requeue(message: WorkMessage) {
+            requeued.push(message);
+          },
         },
       },
     };
@@ -140,7 +147,7 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   });
 
   it('lists again for a small cluster, whose LIST costs less than the recount its reuse needs', async () => {
-    (harness.deps as { nodeListReuse: NodeListReuse }).nodeListReuse = new NodeListReuse();
+    (harness.deps.memory as { keptNodes: KeptNodeLists }).keptNodes = new KeptNodeLists();
     expect(NODES.length).toBeLessThan(NODE_LIST_REUSE_MIN_NODES);
     expect(await step()).toBe(1);
     expect(await step(nodeVersion('n3'))).toBe(1);

@@ -155,7 +155,10 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
   });
 
   it('drops a pod that stops matching the selector, as a LIST would', async () => {
-    const listed = await harness.deps.kube.listPods({ namespace: 'default', labelSelector: 'app=agent' });
+    const listed = await harness.deps.ports.kube.listPods({
+      namespace: 'default',
+      labelSelector: 'app=agent',
+    });
     const table: KeptPods = {
       query: 'default/app=agent',
       pods: new Map(listed.items.map((p) => [p.metadata?.uid ?? '', p])),
@@ -169,7 +172,7 @@ describe('a DaemonSet step catches its kept pods up by a watch', () => {
       metadata: { ...moved.metadata, labels: { ...moved.metadata?.labels, app: 'other' } },
     } as unknown as KubeObject);
     const reached = await catchUpPods(
-      harness.deps.kube,
+      harness.deps.ports.kube,
       { namespace: 'default', labelSelector: 'app=agent' },
       table,
       relabelled.metadata.resourceVersion ?? '',

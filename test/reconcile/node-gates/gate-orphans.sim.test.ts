@@ -73,7 +73,7 @@ describe('gate changes: every node follows', () => {
   async function settle(...messages: WorkMessage[]): Promise<void> {
     await harness.send(...messages);
     await harness.quiet();
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
   }
 
   /** Puts on the ingress queue the trigger the relay publishes for `event` of `after` (seen as `before` until now). */
@@ -100,7 +100,7 @@ describe('gate changes: every node follows', () => {
     const body = JSON.stringify(eventEnvelopeOf(watchTriggerEvent(detail, new Date())));
     await sendMessages(harness.queues.sqs, harness.queues.urls.ingress, [{ body }]);
     await harness.quiet();
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
   }
 
   beforeAll(async () => {

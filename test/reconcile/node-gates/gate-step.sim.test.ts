@@ -12,6 +12,7 @@ import type { NodeHints } from '../../../lib/messages/node-hints.ts';
 import type { NodeMessage } from '../../../lib/messages/work-message.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
 import { reconcileNode } from '../../../lib/reconcile/node-step/node-step.ts';
+import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
 import { HINT_MAX_AGE_SECONDS } from '../../../lib/reconcile/reads/pair-reader.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
@@ -52,7 +53,7 @@ describe('node readiness gates', () => {
   async function nodeChanged(name: string): Promise<void> {
     await harness.send(nodeMessage(name));
     await harness.quiet();
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
   }
 
   /** Waits for `ds`'s pod on `name` to be Ready, then announces it as the router would. */
@@ -134,7 +135,7 @@ describe('node readiness gates', () => {
     await readyOn(boot, 'g1');
     await waitFor('g1 released', () => !taintKeys('g1').includes(DEFAULT_KEY), 15_000);
     await harness.quiet();
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
     const marker = JSON.parse(node('g1')?.metadata?.annotations?.[GATE_RELEASED_ANNOTATION] ?? '{}');
     expect(Object.keys(marker)).toEqual([DEFAULT_KEY]);
     expect(condition('g1')).toMatchObject({ status: 'True', reason: 'DaemonSetsReady' });
@@ -210,7 +211,7 @@ describe('node readiness gates', () => {
 
   /** Writes the Events still lingering, then resets the request counters. */
   async function countFromHere(): Promise<void> {
-    await harness.deps.events.flush();
+    await harness.deps.memory.events.flush();
     harness.sim.counters.reset();
   }
 
@@ -242,7 +243,7 @@ describe('node readiness gates', () => {
           return pod !== undefined && isReady(pod);
         }),
       );
-      await harness.deps.events.flush();
+      await harness.deps.memory.events.flush();
       for (const name of nodes) expect(condition(name)).toBeUndefined();
     });
 
@@ -251,8 +252,8 @@ describe('node readiness gates', () => {
       // The gate state is known, and empty: no marker, no condition yet.
       expect(hints?.node.gate).toEqual({});
       await countFromHere();
-      const report = await reconcileNode(harness.deps, hintedMessage('h1', hints));
-      await harness.deps.events.flush();
+      const report = await reconcileNode(harness.deps, hintedMessage('h1', hints), reconcilePair);
+      await harness.deps.memory.events.flush();
       expect(report.gatesLifted).toBe(1);
       expect(taintKeys('h1')).toEqual([]);
       expect(condition('h1')).toMatchObject({ status: 'True', reason: 'DaemonSetsReady' });
@@ -267,8 +268,9 @@ describe('node readiness gates', () => {
       const report = await reconcileNode(
         harness.deps,
         hintedMessage('h2', hints && { ...hints, node: older }),
+        reconcilePair,
       );
-      await harness.deps.events.flush();
+      await harness.deps.memory.events.flush();
       expect(report.gatesLifted).toBe(1);
       expect(taintKeys('h2')).toEqual([]);
       // The node read once, for the gate; the hinted pods are older than it, so they are listed with it.
@@ -285,7 +287,7 @@ describe('node readiness gates', () => {
       const observedAt = new Date(Date.now() - (HINT_MAX_AGE_SECONDS + 5) * 1000);
       const hints = relayContext().nodeHintsFor('h3', observedAt);
       await countFromHere();
-      const report = await reconcileNode(harness.deps, hintedMessage('h3', hints));
+      const report = await reconcileNode(harness.deps, hintedMessage('h3', hints), reconcilePair);
       expect(report.gatesLifted).toBe(1);
       expect(taintKeys('h3')).toEqual([]);
       const made = requestsMade();
@@ -299,8 +301,8 @@ describe('node readiness gates', () => {
       const other: V1Taint = { key: 'example.com/other-controller', value: 'y', effect: 'NoSchedule' };
       harness.sim.nodes.taint('h4', other);
       await countFromHere();
-      const report = await reconcileNode(harness.deps, hintedMessage('h4', hints));
-      await harness.deps.events.flush();
+      const report = await reconcileNode(harness.deps, hintedMessage('h4', hints), reconcilePair);
+      await harness.deps.memory.events.flush();
       expect(report.conflicts).toBe(1);
       expect(report.gatesLifted).toBe(1);
       expect(node('h4')?.spec?.taints).toEqual([other]);
@@ -319,7 +321,11 @@ describe('node readiness gates', () => {
 
     it("that predate this process's own gate write, decides on the node as written (no read)", async () => {
       const context = relayContext();
-      await reconcileNode(harness.deps, hintedMessage('h5', context.nodeHintsFor('h5', new Date())));
+      await reconcileNode(
+        harness.deps,
+        hintedMessage('h5', context.nodeHintsFor('h5', new Date())),
+        reconcilePair,
+      );
       expect(taintKeys('h5')).toEqual([]);
       // The gating pod goes before the relay saw the release: its next hints still show the taint.
       const pod = podOn(cont, 'h5') as V1Pod;
@@ -328,8 +334,8 @@ describe('node readiness gates', () => {
       const stale = context.nodeHintsFor('h5', new Date());
       expect(stale?.node.taints?.map((t) => t.key)).toEqual([key]);
       await countFromHere();
-      const report = await reconcileNode(harness.deps, hintedMessage('h5', stale));
-      await harness.deps.events.flush();
+      const report = await reconcileNode(harness.deps, hintedMessage('h5', stale), reconcilePair);
+      await harness.deps.memory.events.flush();
       expect(report.gatesRestored).toBe(1);
       expect(taintKeys('h5')).toEqual([key]);
       expect(condition('h5')).toMatchObject({ status: 'False', reason: 'WaitingForDaemonSets' });
@@ -379,33 +385,40 @@ describe('node readiness gates', () => {
           return pod !== undefined && isReady(pod);
         }),
       );
-      await harness.deps.events.flush();
+      await harness.deps.memory.events.flush();
     });
 
     it('a gating pod ready before the last costs nothing; the last one costs the patch, then the condition, and the Event', async () => {
       expect(condition('j1')).toBeUndefined();
       const hints = relayContext().nodeHintsFor('j1', new Date());
       const writes: string[] = [];
-      const kube = harness.deps.kube;
+      const kube = harness.deps.ports.kube;
       const recording: ReconcileDeps = {
         ...harness.deps,
-        kube: {
-          ...kube,
-          patchNodeGate: (...args) => {
-            writes.push('patch nodes');
-            return kube.patchNodeGate(...args);
-          },
-          patchNodeCondition: (...args) => {
-            writes.push('patch nodes/status');
-            return kube.patchNodeCondition(...args);
+        ports: {
+          ...harness.deps.ports,
+          kube: {
+            ...kube,
+            patchNodeGate: (...args) => {
+              writes.push('patch nodes');
+              return kube.patchNodeGate(...args);
+            },
+            patchNodeCondition: (...args) => {
+              writes.push('patch nodes/status');
+              return kube.patchNodeCondition(...args);
+            },
           },
         },
       };
 
       // The first gating pod's readiness: the node still waits for the last one, which its taint shows.
       await countFromHere();
-      const early = await reconcileNode(recording, hintedMessage('j1', beforeReady(hints, last)));
-      await harness.deps.events.flush();
+      const early = await reconcileNode(
+        recording,
+        hintedMessage('j1', beforeReady(hints, last)),
+        reconcilePair,
+      );
+      await harness.deps.memory.events.flush();
       expect(early.gatesLifted).toBe(0);
       expect(requestsMade()).toEqual([]);
       expect(taintKeys('j1')).toEqual([DEFAULT_KEY]);
@@ -413,8 +426,8 @@ describe('node readiness gates', () => {
 
       // The last one's: released.
       await countFromHere();
-      const release = await reconcileNode(recording, hintedMessage('j1', hints));
-      await harness.deps.events.flush();
+      const release = await reconcileNode(recording, hintedMessage('j1', hints), reconcilePair);
+      await harness.deps.memory.events.flush();
       expect(release.gatesLifted).toBe(1);
       expect(release.conflicts).toBe(0);
       expect(requestsMade()).toEqual(['create events', 'patch nodes', 'patch nodes/status']);
@@ -428,8 +441,12 @@ describe('node readiness gates', () => {
 
       // The relay's next hints of the node (its taint gone): nothing left to write.
       await countFromHere();
-      await reconcileNode(recording, hintedMessage('j1', relayContext().nodeHintsFor('j1', new Date())));
-      await harness.deps.events.flush();
+      await reconcileNode(
+        recording,
+        hintedMessage('j1', relayContext().nodeHintsFor('j1', new Date())),
+        reconcilePair,
+      );
+      await harness.deps.memory.events.flush();
       expect(requestsMade()).toEqual([]);
     });
   });
@@ -438,23 +455,26 @@ describe('node readiness gates', () => {
     harness.sim.nodes.add('r1', { taints: [gateTaint(DEFAULT_KEY)] });
     const other: V1Taint = { key: 'example.com/other-controller', value: 'x', effect: 'NoSchedule' };
     let raced = false;
-    const kube = harness.deps.kube;
+    const kube = harness.deps.ports.kube;
     const racing: ReconcileDeps = {
       ...harness.deps,
-      kube: {
-        ...kube,
-        // A second writer changes the node just after this step read it.
-        getNode: async (name, options) => {
-          const read = await kube.getNode(name, options);
-          if (name === 'r1' && !raced) {
-            raced = true;
-            harness.sim.nodes.taint('r1', other);
-          }
-          return read;
+      ports: {
+        ...harness.deps.ports,
+        kube: {
+          ...kube,
+          // A second writer changes the node just after this step read it.
+          getNode: async (name, options) => {
+            const read = await kube.getNode(name, options);
+            if (name === 'r1' && !raced) {
+              raced = true;
+              harness.sim.nodes.taint('r1', other);
+            }
+            return read;
+          },
         },
       },
     };
-    const report = await reconcileNode(racing, nodeMessage('r1') as NodeMessage);
+    const report = await reconcileNode(racing, nodeMessage('r1') as NodeMessage, reconcilePair);
     expect(raced).toBe(true);
     expect(report.conflicts).toBe(1);
     expect(report.gatesLifted).toBe(1);
