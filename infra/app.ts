@@ -1,7 +1,7 @@
 /**
  * The CDK app: the only place that reads context or environment. Deploy with
  * `npx cdk deploy -c clusterName=<eks cluster>`; every other setting has a default (README,
- * "Deploying on AWS"). Nothing is looked up at synth time, so `npx cdk synth` works offline.
+ * "Installing on AWS"). Nothing is looked up at synth time, so `npx cdk synth` works offline.
  */
 import { App, Duration, Validations } from 'aws-cdk-lib';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
