@@ -20,7 +20,7 @@ export interface FunctionRule {
 function relayRules(group: string): FunctionRule[] {
   return [
     {
-      why: "relay.ts reads the kube-system namespace once per start (getClusterIdentity): its uid, recorded in the relay's checkpoint, tells this cluster from another whose versions it must not resume from.",
+      why: "run/relay.ts reads the kube-system namespace once per start (getClusterIdentity): its uid, recorded in the relay's checkpoint, tells this cluster from another whose versions it must not resume from.",
       apiGroups: [''],
       resources: ['namespaces'],
       resourceNames: ['kube-system'],
@@ -78,7 +78,7 @@ function routerRules(group: string): FunctionRule[] {
 function reconcileRules(group: string): FunctionRule[] {
   return [
     {
-      why: 'node-step/node-step.ts and pair-reader.ts read a node (getNode); daemon-set-step/daemon-set-step.ts lists nodes for placement; node-gates/gate-step.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
+      why: 'node-step/node-step.ts and reads/pair-reader.ts read a node (getNode); daemon-set-step/daemon-set-step.ts lists nodes for placement; node-gates/gate-step.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
       apiGroups: [''],
       resources: ['nodes'],
       verbs: ['get', 'list', 'patch'],
@@ -90,19 +90,19 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['patch'],
     },
     {
-      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, claim-pods.ts), watched from a kept LIST's version to catch it up (catch-up-pods.ts), created and deleted with preconditions (action-executor.ts), patched to adopt or release them (claim-pods.ts).",
+      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, daemon-set-step/claim-pods.ts), watched from a kept LIST's version to catch it up (daemon-set-step/catch-up-pods.ts), created and deleted with preconditions (effects/action-executor.ts), patched to adopt or release them (daemon-set-step/claim-pods.ts).",
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch', 'create', 'delete', 'patch'],
     },
     {
-      why: 'event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',
+      why: 'memory/event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',
       apiGroups: [''],
       resources: ['events'],
       verbs: ['create'],
     },
     {
-      why: 'The managed DaemonSets: read (daemon-set-step/daemon-set-step.ts, pair-reader.ts) and listed (node-step/node-step.ts); never written but for their status.',
+      why: 'The managed DaemonSets: read (daemon-set-step/daemon-set-step.ts, reads/pair-reader.ts) and listed (node-step/node-step.ts); never written but for their status.',
       apiGroups: [group],
       resources: ['daemonsets'],
       verbs: ['get', 'list'],
