@@ -3,63 +3,53 @@
  * used for selectors carried in annotations.
  */
 import type { V1LabelSelector, V1LabelSelectorRequirement } from '@kubernetes/client-node';
-
-const SET_REQUIREMENT = /^([^\s!=(),]+)\s+(in|notin)\s+\(([^()]*)\)$/;
-const EQUALITY_REQUIREMENT = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/;
-const EXISTS_REQUIREMENT = /^(!?)\s*([^\s!=(),]+)$/;
+import {
+  type LabelRequirement,
+  LabelSelectorSyntaxError,
+  parseLabelRequirements,
+} from './label-selector-grammar.ts';
 
 /**
  * The LabelSelector that `text` denotes: comma-separated requirements `k=v`, `k==v`, `k!=v`, `k`,
- * `!k`, `k in (a,b)`, `k notin (a,b)`; or the JSON form of a LabelSelector when it starts with `{`.
- * An empty text is the empty selector (matches everything). Undefined when `text` does not parse.
+ * `!k`, `k in (a,b)`, `k notin (a,b)` (the grammar of `label-selector-grammar.ts`); or the JSON form
+ * of a LabelSelector when it starts with `{`. An empty text is the empty selector (matches
+ * everything). Undefined when `text` does not parse, or uses `>` or `<`, which a LabelSelector
+ * cannot express (as upstream metav1.ParseToLabelSelector). Keys and values are not checked here:
+ * `labelSelectorViolations` reports them field by field.
  */
 export function parseLabelSelector(text: string): V1LabelSelector | undefined {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) return parseJsonSelector(trimmed);
   if (trimmed === '') return {};
   const matchExpressions: V1LabelSelectorRequirement[] = [];
-  for (const part of splitOutsideParentheses(trimmed)) {
-    const requirement = parseRequirement(part.trim());
-    if (requirement === undefined) return undefined;
-    matchExpressions.push(requirement);
+  try {
+    for (const requirement of parseLabelRequirements(trimmed)) {
+      const expression = selectorRequirementOf(requirement);
+      if (expression === undefined) return undefined;
+      matchExpressions.push(expression);
+    }
+  } catch (error) {
+    if (error instanceof LabelSelectorSyntaxError) return undefined;
+    throw error;
   }
   return { matchExpressions };
 }
 
-function parseRequirement(part: string): V1LabelSelectorRequirement | undefined {
-  const set = SET_REQUIREMENT.exec(part);
-  if (set) {
-    const values = (set[3] ?? '').split(',').map((v) => v.trim());
-    return { key: set[1] ?? '', operator: set[2] === 'in' ? 'In' : 'NotIn', values };
+/** The LabelSelector requirement of a parsed one; undefined for `Gt` and `Lt`, which it lacks. */
+function selectorRequirementOf(
+  requirement: Readonly<LabelRequirement>,
+): V1LabelSelectorRequirement | undefined {
+  const { key, operator, values } = requirement;
+  switch (operator) {
+    case 'In':
+    case 'NotIn':
+      return { key, operator, values: [...values] };
+    case 'Exists':
+    case 'DoesNotExist':
+      return { key, operator };
+    default:
+      return undefined;
   }
-  const equality = EQUALITY_REQUIREMENT.exec(part);
-  if (equality) {
-    return {
-      key: equality[1] ?? '',
-      operator: equality[2] === '!=' ? 'NotIn' : 'In',
-      values: [equality[3] ?? ''],
-    };
-  }
-  const exists = EXISTS_REQUIREMENT.exec(part);
-  if (exists) return { key: exists[2] ?? '', operator: exists[1] === '!' ? 'DoesNotExist' : 'Exists' };
-  return undefined;
-}
-
-function splitOutsideParentheses(text: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(text.slice(start));
-  return parts;
 }
 
 function parseJsonSelector(text: string): V1LabelSelector | undefined {

@@ -21,11 +21,25 @@ export function orphanGateKeys(
   candidates: readonly string[],
 ): string[] {
   const gated = new Set(decision.keys.map((k) => k.key));
-  const taints = node.spec?.taints ?? [];
-  const orphans = new Set(
-    candidates.filter((key) => !gated.has(key) && taints.some((t) => isGateTaint(t, key))),
-  );
+  const orphans = new Set(candidates.filter((key) => !gated.has(key) && carriesGateTaint(node, key)));
   return [...orphans].sort();
+}
+
+/**
+ * True when `node` (undefined: gone) carries the NoSchedule gate taint of one of `candidates`: one
+ * of them may be orphaned, so the node's gates must be decided even when no DaemonSet gates
+ * anything now.
+ */
+export function carriesCandidateGateTaint(
+  node: Readonly<V1Node> | undefined,
+  candidates: readonly string[],
+): boolean {
+  return node !== undefined && candidates.some((key) => carriesGateTaint(node, key));
+}
+
+/** True when `node` carries the NoSchedule gate taint of `key`. */
+function carriesGateTaint(node: Readonly<V1Node>, key: string): boolean {
+  return (node.spec?.taints ?? []).some((t) => isGateTaint(t, key));
 }
 
 /** The decision of an orphaned key: lifted, whatever any mode said, and never marked released. */

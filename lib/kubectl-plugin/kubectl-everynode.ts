@@ -7,7 +7,7 @@ import { daemonSetTarget } from './daemon-set-target.ts';
 import { KubectlError, kubectlErrorText } from './kubectl-error.ts';
 import { type FlagSpec, leadingWords, parseFlags } from './plugin-flags.ts';
 import { PLUGIN_USAGE, ROLLOUT_SUBCOMMANDS, ROLLOUT_USAGE, subcommandUsage } from './plugin-usage.ts';
-import type { RolloutContext } from './rollout-context.ts';
+import type { RolloutCommandContext } from './rollout-command-context.ts';
 
 /** Where the plugin writes. */
 export interface PluginIo {
@@ -36,7 +36,7 @@ const SUBCOMMAND_FLAGS: Readonly<Record<string, readonly FlagSpec[]>> = {
   resume: [],
 };
 
-type Subcommand = (context: RolloutContext) => Promise<unknown[]>;
+type Subcommand = (context: RolloutCommandContext) => Promise<unknown[]>;
 
 /** Each subcommand's module, loaded when it runs. */
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {

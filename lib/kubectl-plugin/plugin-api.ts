@@ -32,8 +32,12 @@ export interface ObjectList {
   readonly resourceVersion: string;
 }
 
-/** One event of a watch. */
-export interface WatchEvent {
+/**
+ * One watch event as the server sends it, undecoded: a BOOKMARK or an ERROR (a Status) carries its
+ * `object` as any other event does. Unlike the KubePort's typed `WatchEvent<T>`, nothing is typed
+ * or turned into an error here: `rollout status` reads the object as plain JSON.
+ */
+export interface RawWatchEvent {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   readonly object: KubeObject;
 }
@@ -176,7 +180,7 @@ export class PluginApi {
     kind: ManagedKind,
     namespace: string,
     options: Readonly<{ fieldSelector: string; resourceVersion: string; signal: AbortSignal }>,
-  ): AsyncGenerator<WatchEvent> {
+  ): AsyncGenerator<RawWatchEvent> {
     const query = {
       watch: 'true',
       allowWatchBookmarks: 'true',
@@ -188,7 +192,7 @@ export class PluginApi {
       response = await this.open('GET', collectionPath(kind, namespace), query, undefined, options.signal);
       if (response.statusCode !== 200) throw answerError(response.statusCode ?? 0, await bodyOf(response));
       for await (const line of createInterface({ input: response, crlfDelay: Number.POSITIVE_INFINITY })) {
-        if (line.trim() !== '') yield JSON.parse(line) as WatchEvent;
+        if (line.trim() !== '') yield JSON.parse(line) as RawWatchEvent;
       }
     } catch (error) {
       if (options.signal.aborted) return;

@@ -8,8 +8,12 @@ import type { DaemonSetTarget } from './daemon-set-target.ts';
 import type { KubeObject, PluginApi } from './plugin-api.ts';
 import type { FlagValue } from './plugin-flags.ts';
 
-/** The parsed command line and where the command writes. */
-export interface RolloutContext {
+/**
+ * What one `kubectl everynode rollout …` command runs with: the cluster's API, the parsed command
+ * line (namespace, target, flags) and where it writes its output. The rolling-update planner's
+ * context is a different thing (`core/rollout-context.ts`).
+ */
+export interface RolloutCommandContext {
   readonly api: PluginApi;
   readonly namespace: string;
   readonly target: DaemonSetTarget;
@@ -30,7 +34,7 @@ export interface FetchedDaemonSets {
  * the kind in the namespace — none found printing kubectl's `No resources found in NS namespace.`
  * on stderr, which is no error.
  */
-export async function fetchDaemonSets(context: Readonly<RolloutContext>): Promise<FetchedDaemonSets> {
+export async function fetchDaemonSets(context: Readonly<RolloutCommandContext>): Promise<FetchedDaemonSets> {
   const { api, namespace, target } = context;
   if (target.names === undefined) {
     const { items } = await api.listDaemonSets(target.kind, namespace);

@@ -11,7 +11,7 @@ import { printedName } from './daemon-set-target.ts';
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
 import { describePodTemplate } from './pod-template-description.ts';
-import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
+import { fetchDaemonSets, type RolloutCommandContext } from './rollout-command-context.ts';
 
 /** The annotation kubectl reads a revision's change cause from. */
 const CHANGE_CAUSE_ANNOTATION = 'kubernetes.io/change-cause';
@@ -49,7 +49,7 @@ function viewHistory(
 }
 
 /** Runs `rollout history`; resolves with the errors to report. */
-export async function rolloutHistory(context: Readonly<RolloutContext>): Promise<unknown[]> {
+export async function rolloutHistory(context: Readonly<RolloutCommandContext>): Promise<unknown[]> {
   const revisionFlag = context.flags.get('revision');
   const revision = typeof revisionFlag === 'number' ? revisionFlag : 0;
   if (revision < 0) throw new KubectlError(`revision must be a positive integer: ${revision}`);

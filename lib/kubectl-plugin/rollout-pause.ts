@@ -11,7 +11,7 @@ import { PAUSED_ANNOTATION, rolloutExtensionsOf } from '../core/extensions.ts';
 import { printedName } from './daemon-set-target.ts';
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
-import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
+import { fetchDaemonSets, type RolloutCommandContext } from './rollout-command-context.ts';
 
 /**
  * The merge patch that makes `ds` paused (`paused` true) or not. Resuming removes every setting that
@@ -20,7 +20,7 @@ import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
  */
 function pausePatch(
   ds: Readonly<KubeObject>,
-  kind: RolloutContext['target']['kind'],
+  kind: RolloutCommandContext['target']['kind'],
   paused: boolean,
 ): unknown {
   if (kind === 'apps/v1')
@@ -34,7 +34,10 @@ function pausePatch(
 }
 
 /** Runs `rollout pause` (`paused` true) or `rollout resume`; resolves with the errors to report. */
-export async function rolloutPause(context: Readonly<RolloutContext>, paused: boolean): Promise<unknown[]> {
+export async function rolloutPause(
+  context: Readonly<RolloutCommandContext>,
+  paused: boolean,
+): Promise<unknown[]> {
   const { objects, errors } = await fetchDaemonSets(context);
   const { kind } = context.target;
   const failed: unknown[] = [];

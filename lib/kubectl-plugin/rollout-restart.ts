@@ -6,7 +6,7 @@
  */
 import { printedName } from './daemon-set-target.ts';
 import { KubectlError } from './kubectl-error.ts';
-import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
+import { fetchDaemonSets, type RolloutCommandContext } from './rollout-command-context.ts';
 
 /** The annotation kubectl rollout restart sets on the pod template. */
 export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
@@ -25,7 +25,7 @@ export function rfc3339Local(date: Date): string {
 
 /** Runs `rollout restart`; resolves with the errors to report. */
 export async function rolloutRestart(
-  context: Readonly<RolloutContext>,
+  context: Readonly<RolloutCommandContext>,
   now = new Date(),
 ): Promise<unknown[]> {
   const { objects, errors } = await fetchDaemonSets(context);

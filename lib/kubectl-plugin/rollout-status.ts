@@ -8,7 +8,7 @@
 import { daemonSetStatusMessage } from './daemon-set-status-message.ts';
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
-import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
+import { fetchDaemonSets, type RolloutCommandContext } from './rollout-command-context.ts';
 
 /** Status code of a watch ERROR event whose resourceVersion is too old (410 Gone). */
 const GONE = 410;
@@ -20,7 +20,7 @@ const timedOut = () => new KubectlError('timed out waiting for the condition');
  * (or after one look with `watch` false); rejects with kubectl's errors.
  */
 async function follow(
-  context: Readonly<RolloutContext>,
+  context: Readonly<RolloutCommandContext>,
   first: Readonly<KubeObject>,
   watch: boolean,
   signal: AbortSignal,
@@ -65,7 +65,7 @@ async function follow(
 }
 
 /** Runs `rollout status`; resolves with the errors to report (none: exit 0). */
-export async function rolloutStatus(context: Readonly<RolloutContext>): Promise<unknown[]> {
+export async function rolloutStatus(context: Readonly<RolloutCommandContext>): Promise<unknown[]> {
   const revision = context.flags.get('revision');
   if (typeof revision === 'number' && revision < 0) {
     throw new KubectlError(`revision must be a positive integer: ${revision}`);

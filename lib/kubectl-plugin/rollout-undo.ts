@@ -12,7 +12,7 @@ import { daemonSetHistory, templateOfRevision } from './daemon-set-history.ts';
 import { printedName } from './daemon-set-target.ts';
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
-import { fetchDaemonSets, type RolloutContext } from './rollout-context.ts';
+import { fetchDaemonSets, type RolloutCommandContext } from './rollout-command-context.ts';
 
 const revisionNotFound = (revision: number) =>
   new KubectlError(`unable to find specified revision ${revision} in history`);
@@ -29,7 +29,7 @@ function findHistory(history: readonly V1ControllerRevision[], toRevision: numbe
 
 /** Rolls one DaemonSet back; resolves with the operation kubectl prints after its name. */
 async function rollBack(
-  context: Readonly<RolloutContext>,
+  context: Readonly<RolloutCommandContext>,
   ds: Readonly<KubeObject>,
   toRevision: number,
 ): Promise<string> {
@@ -57,7 +57,7 @@ async function rollBack(
 }
 
 /** Runs `rollout undo`; resolves with the errors to report. */
-export async function rolloutUndo(context: Readonly<RolloutContext>): Promise<unknown[]> {
+export async function rolloutUndo(context: Readonly<RolloutCommandContext>): Promise<unknown[]> {
   const flag = context.flags.get('to-revision');
   const toRevision = typeof flag === 'number' ? flag : 0;
   const { objects, errors } = await fetchDaemonSets(context);

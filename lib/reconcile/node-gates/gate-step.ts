@@ -37,8 +37,8 @@ import type { NodeMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type StepReport } from '../effects/step-report.ts';
 import { nodeVersion } from '../reads/pair-reader.ts';
-import { carriesNamedGateTaint, withNamedOrphansLifted } from './gate-orphans.ts';
 import { writeGateOutcome } from './gate-outcome.ts';
+import { carriesNamedGateTaint, withNamedOrphansLifted } from './lift-orphan-gates.ts';
 
 /** Gate writes tried on one node before the step fails (and is retried): each Conflict re-reads it. */
 export const GATE_WRITE_ATTEMPTS = 3;

@@ -1,14 +1,14 @@
 /**
  * The node step's part for gate keys no DaemonSet gates any more (docs/design.md, 26. Node
  * readiness gates). When the last DaemonSet gating a key is deleted or stops gating it, the router
- * sends every node's `node` step naming the key (`gateKeys`); the step lifts the node's NoSchedule
- * taint of each named key that no listed DaemonSet gates, in the same guarded merge patch as the
- * rest of its gate decision (`node-gates/gate-step.ts`), and records it as any lift.
+ * sends every node's `node` step naming the key (`gateKeys`). This part hands the named keys to
+ * the rule of `core/node-gate-orphans.ts` (which of them are orphaned, and the decision with their
+ * NoSchedule taints lifted); `node-gates/gate-step.ts` writes that in the same guarded merge patch
+ * as the rest of the gate decision, and records it as any lift.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeGateDecision } from '../../core/node-gate.ts';
-import { withOrphanGatesLifted } from '../../core/node-gate-orphans.ts';
-import { isGateTaint } from '../../core/node-readiness.ts';
+import { carriesCandidateGateTaint, withOrphanGatesLifted } from '../../core/node-gate-orphans.ts';
 import type { NodeMessage } from '../../messages/work-message.ts';
 
 /**
@@ -19,9 +19,7 @@ export function carriesNamedGateTaint(
   message: Readonly<NodeMessage>,
   node: Readonly<V1Node> | undefined,
 ): boolean {
-  const keys = message.gateKeys ?? [];
-  if (keys.length === 0 || node === undefined) return false;
-  return (node.spec?.taints ?? []).some((t) => keys.some((key) => isGateTaint(t, key)));
+  return carriesCandidateGateTaint(node, message.gateKeys ?? []);
 }
 
 /**

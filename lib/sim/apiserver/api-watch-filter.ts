@@ -4,14 +4,14 @@
  * entering the selection is ADDED, one leaving it is DELETED (carrying its previous state at the
  * new resourceVersion), events at or below the watcher's starting version are not sent.
  */
+import type { LabelRequirement } from '../../core/label-selector-grammar.ts';
 import type { ResourceKey } from '../schema/resources.ts';
 import type { KubeObject, StoreEvent } from '../schema/store-types.ts';
 import {
   type FieldRequirement,
-  type LabelRequirement,
   matchesLabelSelector,
   parseFieldSelector,
-  parseLabelSelector,
+  parseLabelSelectorQuery,
 } from '../storage/selectors.ts';
 import { checkSelectableField, selectableField } from '../storage/store-fields.ts';
 
@@ -32,7 +32,7 @@ export function selectionOf(
 ): Selection {
   const fields = parseFieldSelector(fieldSelector);
   for (const f of fields) checkSelectableField(key, f.field);
-  return { key, namespace, labels: parseLabelSelector(labelSelector), fields };
+  return { key, namespace, labels: parseLabelSelectorQuery(labelSelector), fields };
 }
 
 /** Whether `obj` is selected. */

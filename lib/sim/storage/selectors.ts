@@ -3,107 +3,19 @@
  * `?fieldSelector=` (staging/src/k8s.io/apimachinery/pkg/labels/selector.go and
  * pkg/fields/selector.go), and their matching rules.
  */
+import {
+  type LabelRequirement,
+  LabelSelectorSyntaxError,
+  parseLabelRequirements,
+} from '../../core/label-selector-grammar.ts';
 import { SimApiError } from '../schema/api-error.ts';
 import { labelValueError, qualifiedNameError } from '../schema/name-validation.ts';
-
-/** One parsed label requirement. */
-export interface LabelRequirement {
-  readonly key: string;
-  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
-  readonly values: readonly string[];
-}
 
 /** One parsed field requirement (only `=`, `==` and `!=` exist for fields). */
 export interface FieldRequirement {
   readonly field: string;
   readonly operator: '=' | '!=';
   readonly value: string;
-}
-
-const symbols = ['!=', '==', '=', '!', '(', ')', ',', '>', '<'] as const;
-
-/** Splits a label selector into identifiers and operator symbols, as labels.Lexer does. */
-function tokenize(text: string): string[] {
-  const tokens: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const ch = text.charAt(i);
-    if (/\s/.test(ch)) {
-      i += 1;
-      continue;
-    }
-    const symbol = symbols.find((s) => text.startsWith(s, i));
-    if (symbol) {
-      tokens.push(symbol);
-      i += symbol.length;
-      continue;
-    }
-    let j = i;
-    while (j < text.length && !/[\s!=(),<>]/.test(text.charAt(j))) j += 1;
-    tokens.push(text.slice(i, j));
-    i = j;
-  }
-  return tokens;
-}
-
-/** Parses `a in (x, y)` style value sets; returns the values and the index after `)`. */
-function parseValueSet(tokens: readonly string[], start: number): { values: string[]; next: number } {
-  if (tokens[start] !== '(')
-    throw SimApiError.badRequest(
-      `unable to parse requirement: found '${tokens[start] ?? ''}', expected: '('`,
-    );
-  const values: string[] = [];
-  let i = start + 1;
-  while (i < tokens.length && tokens[i] !== ')') {
-    const token = tokens[i] ?? '';
-    if (token === ',') {
-      if (tokens[i - 1] === ',' || tokens[i - 1] === '(') values.push('');
-    } else values.push(token);
-    i += 1;
-  }
-  if (tokens[i] !== ')') throw SimApiError.badRequest("unable to parse requirement: found '', expected: ')'");
-  if (tokens[i - 1] === ',') values.push('');
-  return { values, next: i + 1 };
-}
-
-/** Parses one requirement starting at `start`; returns it and the index after it. */
-function parseRequirement(
-  tokens: readonly string[],
-  start: number,
-): { requirement: LabelRequirement; next: number } {
-  let i = start;
-  if (tokens[i] === '!') {
-    const key = tokens[i + 1] ?? '';
-    return { requirement: { key, operator: 'DoesNotExist', values: [] }, next: i + 2 };
-  }
-  const key = tokens[i] ?? '';
-  i += 1;
-  const op = tokens[i];
-  if (op === undefined || op === ',')
-    return { requirement: { key, operator: 'Exists', values: [] }, next: i };
-  if (op === 'in' || op === 'notin') {
-    const set = parseValueSet(tokens, i + 1);
-    return {
-      requirement: { key, operator: op === 'in' ? 'In' : 'NotIn', values: set.values },
-      next: set.next,
-    };
-  }
-  const operators: Record<string, LabelRequirement['operator']> = {
-    '=': 'In',
-    '==': 'In',
-    '!=': 'NotIn',
-    '>': 'Gt',
-    '<': 'Lt',
-  };
-  const operator = operators[op];
-  if (!operator)
-    throw SimApiError.badRequest(
-      `unable to parse requirement: found '${op}', expected: in, notin, =, ==, !=, gt, lt`,
-    );
-  const value = tokens[i + 1];
-  const isValue =
-    value !== undefined && value !== ',' && !symbols.includes(value as (typeof symbols)[number]);
-  return { requirement: { key, operator, values: [isValue ? value : ''] }, next: isValue ? i + 2 : i + 1 };
 }
 
 /** Rejects keys and values the real parser rejects (labels.NewRequirement). */
@@ -130,23 +42,21 @@ function checkRequirement(requirement: LabelRequirement): void {
 }
 
 /**
- * The requirements of a label selector string; all must hold (AND). An empty string selects everything.
- * Throws a 400 SimApiError on syntax the real server refuses.
+ * The requirements of a `?labelSelector=` value as the API server reads it (labels.Parse): the
+ * grammar of `core/label-selector-grammar.ts`, each requirement's key and values checked as it is
+ * read; all must hold (AND). An empty string selects everything. Throws a 400 SimApiError on text
+ * the real server refuses, with its wording.
  */
-export function parseLabelSelector(text: string): LabelRequirement[] {
-  const tokens = tokenize(text);
+export function parseLabelSelectorQuery(text: string): LabelRequirement[] {
   const requirements: LabelRequirement[] = [];
-  let i = 0;
-  while (i < tokens.length) {
-    const { requirement, next } = parseRequirement(tokens, i);
-    checkRequirement(requirement);
-    requirements.push(requirement);
-    i = next;
-    if (i < tokens.length && tokens[i] !== ',')
-      throw SimApiError.badRequest(`found '${tokens[i]}', expected: ',' or 'end of string'`);
-    i += 1;
-    if (i === tokens.length && tokens[i - 1] === ',')
-      throw SimApiError.badRequest("found '', expected: identifier after ','");
+  try {
+    for (const requirement of parseLabelRequirements(text)) {
+      checkRequirement(requirement);
+      requirements.push(requirement);
+    }
+  } catch (error) {
+    if (error instanceof LabelSelectorSyntaxError) throw SimApiError.badRequest(error.message);
+    throw error;
   }
   return requirements;
 }

@@ -5,7 +5,7 @@
  */
 import type { ResourceKey } from '../schema/resources.ts';
 import type { KubeObject, ListFilter } from '../schema/store-types.ts';
-import { matchesLabelSelector, parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { matchesLabelSelector, parseFieldSelector, parseLabelSelectorQuery } from './selectors.ts';
 import { selectableField } from './store-fields.ts';
 import type { HistoryEntry } from './store-history.ts';
 
@@ -28,7 +28,7 @@ export function stateAt(
     if (event.type === 'ADDED') state.delete(idOf(event.object));
     else if (event.oldObject) state.set(idOf(event.oldObject), event.oldObject);
   }
-  const labels = parseLabelSelector(filter.labelSelector ?? '');
+  const labels = parseLabelSelectorQuery(filter.labelSelector ?? '');
   const fields = parseFieldSelector(filter.fieldSelector ?? '');
   return [...state.values()].filter(
     (o) =>

@@ -2,9 +2,10 @@
  * One resource's objects with the indexes lists use instead of scans: by namespace, by label
  * (key → value → ids) and by indexed fields (pods by spec.nodeName).
  */
+import type { LabelRequirement } from '../../core/label-selector-grammar.ts';
 import type { ResourceKey } from '../schema/resources.ts';
 import type { KubeObject } from '../schema/store-types.ts';
-import { type FieldRequirement, type LabelRequirement, matchesLabelSelector } from './selectors.ts';
+import { type FieldRequirement, matchesLabelSelector } from './selectors.ts';
 import { indexedFields, selectableField } from './store-fields.ts';
 
 type Index = Map<string, Map<string, Set<string>>>;

@@ -14,7 +14,7 @@ import type {
   StoreEvent,
   UpdateOptions,
 } from '../schema/store-types.ts';
-import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { parseFieldSelector, parseLabelSelectorQuery } from './selectors.ts';
 import { StoreCore } from './store-core.ts';
 import { type DeleteResult, deleteObject } from './store-delete.ts';
 import { checkSelectableField } from './store-fields.ts';
@@ -91,7 +91,7 @@ export class ClusterStore {
    * Throws 400 SimApiError on a malformed selector or a field that cannot be selected.
    */
   view(key: ResourceKey, filter: Readonly<ListFilter> = {}): readonly KubeObject[] {
-    const labels = parseLabelSelector(filter.labelSelector ?? '');
+    const labels = parseLabelSelectorQuery(filter.labelSelector ?? '');
     const fields = parseFieldSelector(filter.fieldSelector ?? '');
     for (const f of fields) checkSelectableField(key, f.field);
     return sortByKey(this.core.table(key).select(filter.namespace || undefined, labels, fields));
