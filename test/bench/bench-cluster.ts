@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventLoopUtilization } from 'node:perf_hooks';
-import { type TransferListItem, Worker } from 'node:worker_threads';
+import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
@@ -19,6 +19,7 @@ import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluste
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { creatableDaemonSet } from '../support/builders.ts';
 import { HeapPeak } from './heap-peak.ts';
+import { startTsxWorker } from './worker-rpc.ts';
 
 /** The reconciler's allowance on the simulated API server. */
 export const LIMIT_QPS = 100;
@@ -218,9 +219,8 @@ export function startWorker(
   const sample = heapPeak
     ? `await import(${JSON.stringify(sampler)}).then(async (m) => m.sampleHeapInto((await import('node:worker_threads')).workerData.${HEAP_PEAK_FIELD}));`
     : '';
-  const bootstrap = `import('tsx/esm/api').then(async (tsx) => { tsx.register(); ${sample} return import(${JSON.stringify(url.href)}); });`;
   const workerData = heapPeak ? { ...(data as object), [HEAP_PEAK_FIELD]: heapPeak.buffer } : data;
-  return new Worker(bootstrap, { eval: true, workerData, transferList: [...transferList] });
+  return startTsxWorker(url, workerData, transferList, sample);
 }
 
 /** The next message of `worker` of `type`; rejects when the worker fails first. */

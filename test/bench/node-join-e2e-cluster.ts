@@ -4,9 +4,10 @@
  * the pipeline, not the API server's JSON. It measures in the API server's store: from each joined
  * node's creation to the creation of each daemon pod for it.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
+import { serveRpc } from './worker-rpc.ts';
 
 /** What the worker is started with. */
 export interface ClusterTask {
@@ -58,38 +59,36 @@ async function serve(task: ClusterTask): Promise<void> {
     const at = node === undefined ? undefined : joinedAt.get(node);
     if (at !== undefined) samples.push(performance.now() - at);
   });
-  parentPort?.on('message', async (request: ClusterRequest) => {
-    const reply = (value: unknown) => parentPort?.postMessage({ id: request.id, value });
-    switch (request.cmd) {
-      case 'daemonsets':
-        for (let i = 1; i <= request.count; i++) sim.store.create('everynode.dev/daemonsets', daemonSet(i));
-        return reply(true);
-      case 'pods':
-        return reply(sim.store.list('pods').length);
-      case 'join':
-        sim.nodes.add(request.name, { labels: { 'kubernetes.io/os': 'linux' } });
-        return reply(true);
-      case 'samples':
-        return reply({
-          samples,
-          reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }),
-          byRequest: Object.fromEntries(
-            sim.counters
-              .snapshot()
-              .filter((e) => e.userAgent.startsWith('everynode/'))
-              .map((e) => [
-                `${e.userAgent.slice('everynode/'.length)} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`,
-                e.count,
-              ]),
-          ),
-        });
-      case 'stop':
-        await sim.stop();
-        reply(true);
-        return parentPort?.close();
-    }
-  });
-  parentPort?.postMessage({ id: 0, value: sim.url });
+  serveRpc<ClusterRequest>(
+    (request) => {
+      switch (request.cmd) {
+        case 'daemonsets':
+          for (let i = 1; i <= request.count; i++) sim.store.create('everynode.dev/daemonsets', daemonSet(i));
+          return true;
+        case 'pods':
+          return sim.store.list('pods').length;
+        case 'join':
+          sim.nodes.add(request.name, { labels: { 'kubernetes.io/os': 'linux' } });
+          return true;
+        case 'samples':
+          return {
+            samples,
+            reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }),
+            byRequest: Object.fromEntries(
+              sim.counters
+                .snapshot()
+                .filter((e) => e.userAgent.startsWith('everynode/'))
+                .map((e) => [
+                  `${e.userAgent.slice('everynode/'.length)} ${e.verb} ${e.resource}${e.subresource ? `/${e.subresource}` : ''}`,
+                  e.count,
+                ]),
+            ),
+          };
+      }
+    },
+    () => sim.stop(),
+    sim.url,
+  );
 }
 
 await serve(workerData as ClusterTask);

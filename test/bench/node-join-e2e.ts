@@ -15,10 +15,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 import type { ClusterRequest, ClusterTask } from './node-join-e2e-cluster.ts';
+import { type Ask, startRpcWorker } from './worker-rpc.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -39,33 +39,7 @@ const DAEMONSETS = Number(values.daemonsets);
 const JOINS = Number(values.joins);
 const INTERVAL_MS = Number(values['interval-ms']);
 
-/** A request without its id (the union distributed, so each command keeps its fields). */
-type Request = ClusterRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
-type Ask = <T>(request: Request) => Promise<T>;
-
-/** Starts the cluster worker; resolves with a way to ask it things once its API server listens. */
-function startClusterWorker(task: ClusterTask): Promise<Ask> {
-  // Workers do not inherit tsx's loader (Node 20): the worker registers it, then loads the cluster.
-  const script = new URL('./node-join-e2e-cluster.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: task });
-  const waiting = new Map<number, (value: unknown) => void>();
-  let nextId = 1;
-  return new Promise((resolve, reject) => {
-    worker.on('error', reject);
-    worker.on('message', (m: { id: number; value: unknown }) => {
-      if (m.id === 0) resolve(ask);
-      waiting.get(m.id)?.(m.value);
-      waiting.delete(m.id);
-    });
-    const ask: Ask = (request) =>
-      new Promise((done) => {
-        const id = nextId++;
-        waiting.set(id, done as (value: unknown) => void);
-        worker.postMessage({ ...request, id });
-      });
-  });
-}
+type ClusterAsk = Ask<ClusterRequest>;
 
 async function until(
   what: string,
@@ -86,7 +60,7 @@ async function until(
 }
 
 /** Creates the DaemonSets and waits until every node runs them and the pipeline is idle; returns seconds. */
-async function converge(ask: Ask, pipeline: LocalPipeline): Promise<number> {
+async function converge(ask: ClusterAsk, pipeline: LocalPipeline): Promise<number> {
   const started = Date.now();
   await ask({ cmd: 'daemonsets', count: DAEMONSETS });
   const progress = () => {
@@ -151,7 +125,11 @@ function report(setupSeconds: number, samples: readonly number[], requestsPerPai
 async function main(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
-  const ask = await startClusterWorker({ nodes: NODES, kubeconfigPath });
+  const task: ClusterTask = { nodes: NODES, kubeconfigPath };
+  const ask = await startRpcWorker<ClusterRequest>(
+    new URL('./node-join-e2e-cluster.ts', import.meta.url),
+    task,
+  );
   const pipeline = await startLocalPipeline({
     kubeconfigPath,
     managedKind: 'everynode.dev/v1',

@@ -6,11 +6,12 @@
  * each change is committed — each joined node's creation, each gating pod's Ready=True, the removal
  * of the node's gate taint, and the Node Events everynode records.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { DEFAULT_GATE_TAINT_KEY, GATE_TAINT_EFFECT } from '../../lib/core/node-readiness.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject, StoreEvent } from '../../lib/sim/storage/store.ts';
 import { wallMs } from './node-ready-relay-tap.ts';
+import { serveRpc } from './worker-rpc.ts';
 
 /** What the worker is started with. */
 export interface NodeReadyClusterTask {
@@ -167,44 +168,40 @@ async function serve(task: NodeReadyClusterTask): Promise<void> {
     }
     timeline.observe(event, at);
   });
-  parentPort?.on('message', async (request: NodeReadyClusterRequest) => {
-    const reply = (value: unknown) => parentPort?.postMessage({ id: request.id, value });
-    switch (request.cmd) {
-      case 'daemonsets':
-        for (let i = 1; i <= request.count; i++) {
-          if (i <= request.gating) timeline.gatingNames.add(`agent-${String(i).padStart(2, '0')}`);
-          sim.store.create('everynode.dev/daemonsets', daemonSet(i, i <= request.gating));
-        }
-        return reply(true);
-      case 'progress':
-        return reply({
-          pods,
-          readyPods,
-          gatingStored: sim.store
-            .list('everynode.dev/daemonsets')
-            .filter((ds) => (ds.spec as { nodeReadiness?: unknown }).nodeReadiness !== undefined).length,
-        } satisfies ClusterProgress);
-      case 'join':
-        sim.nodes.add(request.name, {
-          labels: { 'kubernetes.io/os': 'linux' },
-          taints: [{ key: DEFAULT_GATE_TAINT_KEY, effect: GATE_TAINT_EFFECT }],
-        });
-        return reply(true);
-      case 'gates':
-        return reply(timeline.joined((name) => hasGateTaint(sim.store.peek('nodes', undefined, name))));
-      case 'requests':
-        return reply(
-          sim.counters
+  serveRpc<NodeReadyClusterRequest>(
+    (request) => {
+      switch (request.cmd) {
+        case 'daemonsets':
+          for (let i = 1; i <= request.count; i++) {
+            if (i <= request.gating) timeline.gatingNames.add(`agent-${String(i).padStart(2, '0')}`);
+            sim.store.create('everynode.dev/daemonsets', daemonSet(i, i <= request.gating));
+          }
+          return true;
+        case 'progress':
+          return {
+            pods,
+            readyPods,
+            gatingStored: sim.store
+              .list('everynode.dev/daemonsets')
+              .filter((ds) => (ds.spec as { nodeReadiness?: unknown }).nodeReadiness !== undefined).length,
+          } satisfies ClusterProgress;
+        case 'join':
+          sim.nodes.add(request.name, {
+            labels: { 'kubernetes.io/os': 'linux' },
+            taints: [{ key: DEFAULT_GATE_TAINT_KEY, effect: GATE_TAINT_EFFECT }],
+          });
+          return true;
+        case 'gates':
+          return timeline.joined((name) => hasGateTaint(sim.store.peek('nodes', undefined, name)));
+        case 'requests':
+          return sim.counters
             .snapshot()
-            .filter((e) => e.userAgent.startsWith('everynode/')) satisfies RequestCount[],
-        );
-      case 'stop':
-        await sim.stop();
-        reply(true);
-        return parentPort?.close();
-    }
-  });
-  parentPort?.postMessage({ id: 0, value: sim.url });
+            .filter((e) => e.userAgent.startsWith('everynode/')) satisfies RequestCount[];
+      }
+    },
+    () => sim.stop(),
+    sim.url,
+  );
 }
 
 await serve(workerData as NodeReadyClusterTask);

@@ -18,7 +18,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
 import { startCpuProfile } from './cpu-profile.ts';
 import type {
@@ -30,6 +29,7 @@ import type {
 } from './node-ready-cluster.ts';
 import { tapReadyTriggers } from './node-ready-relay-tap.ts';
 import { nodeReadyReport, requestsBetween } from './node-ready-report.ts';
+import { type Ask, startRpcWorker } from './worker-rpc.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -55,37 +55,7 @@ const JOINS = Number(values.joins);
 const INTERVAL_MS = Number(values['interval-ms']);
 const RELEASE_TIMEOUT_MS = Number(values['release-timeout-s']) * 1000;
 
-/** A request without its id (the union distributed, so each command keeps its fields). */
-type Request = NodeReadyClusterRequest extends infer R
-  ? R extends { id: number }
-    ? Omit<R, 'id'>
-    : never
-  : never;
-type Ask = <T>(request: Request) => Promise<T>;
-
-/** Starts the cluster worker; resolves with a way to ask it things once its API server listens. */
-function startClusterWorker(task: NodeReadyClusterTask): Promise<Ask> {
-  // Workers do not inherit tsx's loader (Node 20): the worker registers it, then loads the cluster.
-  const script = new URL('./node-ready-cluster.ts', import.meta.url).href;
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); });`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: task });
-  const waiting = new Map<number, (value: unknown) => void>();
-  let nextId = 1;
-  return new Promise((resolve, reject) => {
-    worker.on('error', reject);
-    worker.on('message', (m: { id: number; value: unknown }) => {
-      if (m.id === 0) resolve(ask);
-      waiting.get(m.id)?.(m.value);
-      waiting.delete(m.id);
-    });
-    const ask: Ask = (request) =>
-      new Promise((done) => {
-        const id = nextId++;
-        waiting.set(id, done as (value: unknown) => void);
-        worker.postMessage({ ...request, id });
-      });
-  });
-}
+type ClusterAsk = Ask<NodeReadyClusterRequest>;
 
 /** Polls `check` every 200 ms until it holds; false when `timeoutMs` passed first. */
 async function until(
@@ -117,7 +87,7 @@ async function idle(pipeline: LocalPipeline): Promise<boolean> {
 }
 
 /** Creates the DaemonSets, waits until every daemon pod is ready and the pipeline idle; returns seconds. */
-async function converge(ask: Ask, pipeline: LocalPipeline): Promise<number> {
+async function converge(ask: ClusterAsk, pipeline: LocalPipeline): Promise<number> {
   const started = Date.now();
   await ask({ cmd: 'daemonsets', count: DAEMONSETS, gating: GATING });
   const stored = await ask<ClusterProgress>({ cmd: 'progress' });
@@ -141,7 +111,7 @@ async function converge(ask: Ask, pipeline: LocalPipeline): Promise<number> {
 }
 
 /** True when every joined node is released. */
-async function allReleased(ask: Ask): Promise<boolean> {
+async function allReleased(ask: ClusterAsk): Promise<boolean> {
   const joined = await ask<JoinedNodeGate[]>({ cmd: 'gates' });
   return joined.length >= JOINS && joined.every((n) => n.liftedAt !== undefined);
 }
@@ -149,7 +119,9 @@ async function allReleased(ask: Ask): Promise<boolean> {
 async function main(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-bench-node-ready-'));
   const kubeconfigPath = join(stateDir, 'kubeconfig');
-  const ask = await startClusterWorker({ nodes: NODES, kubeconfigPath });
+  const task: NodeReadyClusterTask = { nodes: NODES, kubeconfigPath };
+  const cluster = new URL('./node-ready-cluster.ts', import.meta.url);
+  const ask = await startRpcWorker<NodeReadyClusterRequest>(cluster, task);
   const pipeline = await startLocalPipeline({
     kubeconfigPath,
     managedKind: 'everynode.dev/v1',
