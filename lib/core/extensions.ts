@@ -15,7 +15,7 @@
  * Semantics (OpenKruise Advanced DaemonSet for partition/paused/selector, Deployment for the
  * progress deadline): see RolloutExtensions. The node readiness gate is declared the same way
  * (`spec.nodeReadiness`, or the `everynode.dev/node-readiness*` annotations) and has its own table
- * in node-readiness.ts.
+ * in core/node-gates/gate-declaration.ts.
  */
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import type { DaemonSet } from './daemon-set.ts';

@@ -19,7 +19,7 @@ import {
   oldestFirst,
   secondsUntilAvailable,
 } from './pod-availability.ts';
-import { allowsSurge } from './rollout-budget.ts';
+import { allowsSurge } from './rolling-update/budget.ts';
 
 /** Input of {@link planRunningPods}: the pair with terminal-and-deleted pods already dropped. */
 export interface RunningPodsState {

@@ -20,7 +20,7 @@ import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client
 import type { DaemonSet } from './daemon-set.ts';
 import { rolloutExtensionsOf } from './extensions.ts';
 import { timestampMillis } from './pod-availability.ts';
-import { isRollingUpdate } from './rollout-budget.ts';
+import { isRollingUpdate } from './rolling-update/budget.ts';
 
 /** Condition types and reasons everynode writes. */
 export const PROGRESSING = 'Progressing';

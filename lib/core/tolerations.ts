@@ -71,7 +71,7 @@ export function addOrUpdateToleration(
  * effect, operator and value, e.g. a user `not-ready:NoExecute Exists` with tolerationSeconds),
  * replacing it — so daemon pods are never evicted by the taint manager for the automatic taints;
  * and a NoSchedule `Exists` toleration of each node readiness gate key in `gateKeys`, so that
- * everynode's daemon pods land on a node its gates keep from other workloads (node-readiness.ts).
+ * everynode's daemon pods land on a node its gates keep from other workloads (core/node-gates/gate-declaration.ts).
  */
 export function daemonPodTolerations(
   podSpec: Readonly<Pick<V1PodSpec, 'tolerations' | 'hostNetwork'>>,

@@ -15,7 +15,7 @@ import {
   labelSelectorViolations,
   labelViolations,
 } from './label-selector.ts';
-import { nodeReadinessViolations } from './node-readiness.ts';
+import { nodeReadinessViolations } from './node-gates/gate-declaration.ts';
 import { dns1123SubdomainErrors } from './object-names.ts';
 import { podTemplateViolations } from './validation-pod-template.ts';
 import { updateStrategyViolations } from './validation-update-strategy.ts';

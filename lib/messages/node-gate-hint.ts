@@ -12,7 +12,7 @@
  */
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import * as z from 'zod';
-import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../core/node-gate.ts';
+import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../core/node-gates/gate-decision.ts';
 
 /**
  * A node's gate state as hinted. Present (even empty) means the sender knew it: each field is

@@ -44,7 +44,7 @@ export const MAX_GATE_CHANGE_KEYS = 64;
 /**
  * A change of the node readiness gates in use (docs/design.md, 26. Node readiness gates): every
  * node must be decided again, and `keys` are the gate taint keys that may have stopped being gated
- * (`GateChange` of `lib/core/node-gate-change.ts`).
+ * (`GateChange` of `lib/core/node-gates/gate-change.ts`).
  */
 export const gateChangeSchema = z.object({
   // A taint key is a qualified name: a DNS subdomain prefix (253), '/', a name (63).

@@ -7,7 +7,7 @@
  * of the node's gate taint, and the Node Events everynode records.
  */
 import { workerData } from 'node:worker_threads';
-import { DEFAULT_GATE_TAINT_KEY, GATE_TAINT_EFFECT } from '../../lib/core/node-readiness.ts';
+import { DEFAULT_GATE_TAINT_KEY, GATE_TAINT_EFFECT } from '../../lib/core/node-gates/gate-declaration.ts';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import type { KubeObject, StoreEvent } from '../../lib/sim/storage/store.ts';
 import { wallMs } from './node-ready-relay-tap.ts';

@@ -2,7 +2,7 @@ import type { V1Node, V1Pod, V1Taint, V1Toleration } from '@kubernetes/client-no
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../lib/core/action.ts';
-import { isGateTaint } from '../../lib/core/node-readiness.ts';
+import { isGateTaint } from '../../lib/core/node-gates/gate-declaration.ts';
 import { nodeViewsFor } from '../../lib/core/node-view.ts';
 import { planPair } from '../../lib/core/pair-plan.ts';
 import { daemonPodTolerations } from '../../lib/core/tolerations.ts';

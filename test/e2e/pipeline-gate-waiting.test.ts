@@ -7,7 +7,7 @@
  */
 import type { V1NodeCondition, V1Taint } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WAITING_SHOWN_AFTER_SECONDS } from '../../lib/core/node-gate-condition.ts';
+import { WAITING_SHOWN_AFTER_SECONDS } from '../../lib/core/node-gates/gate-condition.ts';
 import { type GateTimeline, taintText, watchGates } from '../support/gate-timeline.ts';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 

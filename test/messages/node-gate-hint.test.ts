@@ -13,8 +13,8 @@ import {
   type GatingDaemonSet,
   gatedSince,
   releasedGateKeys,
-} from '../../lib/core/node-gate.ts';
-import { DEFAULT_GATE_TAINT_KEY } from '../../lib/core/node-readiness.ts';
+} from '../../lib/core/node-gates/gate-decision.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../lib/core/node-gates/gate-declaration.ts';
 import { nodeHintsSchema } from '../../lib/messages/node-hints.ts';
 import { nodeFromHint, nodeHintOf } from '../../lib/messages/pair-hints.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';

@@ -1,6 +1,6 @@
 /**
  * The rolling update of the DaemonSet step (upstream update.go rollingUpdate): the pure plan of
- * which old pods go and which surge pods come on this step (`planRollout`, lib/core/rollout-plan.ts,
+ * which old pods go and which surge pods come on this step (`planRollout`, lib/core/rolling-update/plan.ts,
  * within maxUnavailable, maxSurge, the partition, the rollout selector, pause and the strict budget),
  * executed on the listed state, and the views as they stand after its deletes.
  */
@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
-import { planRollout } from '../../core/rollout-plan.ts';
+import { planRollout } from '../../core/rolling-update/plan.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
 import { pairKey } from '../memory/expectations.ts';

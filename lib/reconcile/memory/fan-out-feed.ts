@@ -19,7 +19,7 @@ export const FEED_MAX_AGE_MS = 10_000;
 export interface FanOutState {
   readonly ds: Readonly<DaemonSet>;
   readonly views: readonly NodeView[];
-  /** The node readiness gate keys the DaemonSet's pods tolerate (`gateKeysFor` of lib/core/node-readiness.ts). */
+  /** The node readiness gate keys the DaemonSet's pods tolerate (`gateKeysFor` of lib/core/node-gates/gate-declaration.ts). */
   readonly gateKeys: readonly string[];
   readonly currentHash: string;
   readonly now: Date;

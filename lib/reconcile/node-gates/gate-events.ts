@@ -7,8 +7,12 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { type GatingDaemonSet, gatedSince, type NodeGateDecision } from '../../core/node-gate.ts';
-import { GATE_TAINT_EFFECT } from '../../core/node-readiness.ts';
+import {
+  type GatingDaemonSet,
+  gatedSince,
+  type NodeGateDecision,
+} from '../../core/node-gates/gate-decision.ts';
+import { GATE_TAINT_EFFECT } from '../../core/node-gates/gate-declaration.ts';
 import type { StepReport } from '../effects/step-report.ts';
 import { EventReason, type EventRecorder } from '../memory/event-recorder.ts';
 

@@ -9,8 +9,12 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { type GateKeyDecision, type GatingDaemonSet, gatedSince } from '../../core/node-gate.ts';
-import { conditionWrite } from '../../core/node-gate-condition.ts';
+import { conditionWrite } from '../../core/node-gates/gate-condition.ts';
+import {
+  type GateKeyDecision,
+  type GatingDaemonSet,
+  gatedSince,
+} from '../../core/node-gates/gate-decision.ts';
 import { secondsUntilAvailable } from '../../core/pod-availability.ts';
 import { fifoSafeId } from '../../messages/message-group-id.ts';
 import { withRequeueCause } from '../../messages/requeue-envelope.ts';

@@ -26,8 +26,8 @@ import {
   decideNodeGates,
   GATE_RELEASED_ANNOTATION,
   type GatingDaemonSet,
-} from '../../core/node-gate.ts';
-import { gateKeysFor, nodeReadinessOf } from '../../core/node-readiness.ts';
+} from '../../core/node-gates/gate-decision.ts';
+import { gateKeysFor, nodeReadinessOf } from '../../core/node-gates/gate-declaration.ts';
 import { nodeShouldRunDaemonPod } from '../../core/placement.ts';
 import { isPodAvailable, isPodTerminating } from '../../core/pod-availability.ts';
 import { EverynodeError } from '../../errors/everynode-error.ts';
@@ -164,7 +164,7 @@ async function withPodsListed(
  * guarded merge patch, decided again after each Conflict), the condition when it changed, the
  * Events, and a requeue when a gating pod is ready but not yet available (minReadySeconds) or a
  * timeout is still to come; lifts the keys the message names that no DaemonSet gates any more
- * (`node-gate-orphans.ts`). Does nothing for a node that is gone, or when no DaemonSet gates and the
+ * (`core/node-gates/orphan-gate-keys.ts`). Does nothing for a node that is gone, or when no DaemonSet gates and the
  * node shows no gate state of ours nor the taint of a key the message names.
  */
 export async function reconcileNodeGates(

@@ -7,8 +7,8 @@
  * as the rest of the gate decision, and records it as any lift.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { NodeGateDecision } from '../../core/node-gate.ts';
-import { carriesCandidateGateTaint, withOrphanGatesLifted } from '../../core/node-gate-orphans.ts';
+import type { NodeGateDecision } from '../../core/node-gates/gate-decision.ts';
+import { carriesCandidateGateTaint, withOrphanGatesLifted } from '../../core/node-gates/orphan-gate-keys.ts';
 import type { NodeMessage } from '../../messages/work-message.ts';
 
 /**

@@ -6,7 +6,7 @@
  * events bring every such change to the node step at once.
  */
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { nodesToRecheckGates } from '../../core/node-gate-recheck.ts';
+import { nodesToRecheckGates } from '../../core/node-gates/gate-recheck.ts';
 import type { NodeView } from '../../core/node-view.ts';
 import type { MessageCause } from '../../messages/message-cause.ts';
 import type { OutgoingWork } from '../../queue/work-senders.ts';

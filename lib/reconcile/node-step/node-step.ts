@@ -10,7 +10,7 @@ import { isActionable } from '../../core/actionable.ts';
 import { isControlledBy } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { gateKeysFor } from '../../core/node-readiness.ts';
+import { gateKeysFor } from '../../core/node-gates/gate-declaration.ts';
 import { planPair } from '../../core/pair-plan.ts';
 import { terminationWaitSeconds } from '../../core/pair-waits.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';

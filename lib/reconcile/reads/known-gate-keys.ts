@@ -4,7 +4,7 @@
  * given; which keys are in use is the process cache's to say, so this lives in reconcile.
  */
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { gateKeysFor } from '../../core/node-readiness.ts';
+import { gateKeysFor } from '../../core/node-gates/gate-declaration.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
 
 /**

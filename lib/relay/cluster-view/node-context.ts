@@ -10,7 +10,7 @@ import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-nod
 import { controllerOf } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { nodeReadinessOf } from '../../core/node-readiness.ts';
+import { nodeReadinessOf } from '../../core/node-gates/gate-declaration.ts';
 import type { WatchedObjects, WatchedResource } from '../../kube/kube-port.ts';
 import { toJson } from '../../kube/object-codec.ts';
 import { compareResourceVersions } from '../../kube/resource-version.ts';

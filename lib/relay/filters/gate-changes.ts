@@ -10,7 +10,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { type GateChange, gateChangeBetween, mergeGateChanges } from '../../core/node-gate-change.ts';
+import { type GateChange, gateChangeBetween, mergeGateChanges } from '../../core/node-gates/gate-change.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
 import type { WatchedObjects, WatchedResource } from '../../kube/kube-port.ts';
 import { MAX_GATE_CHANGE_KEYS } from '../../messages/trigger.ts';

@@ -20,7 +20,11 @@ import { isActionable } from '../../core/actionable.ts';
 import { controllerOf } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { isGateTaint, type NodeReadinessGate, nodeReadinessOf } from '../../core/node-readiness.ts';
+import {
+  isGateTaint,
+  type NodeReadinessGate,
+  nodeReadinessOf,
+} from '../../core/node-gates/gate-declaration.ts';
 import { nodeShouldRunDaemonPod } from '../../core/placement.ts';
 import { type NodeHint, nodeFromHint, type PodHint } from '../../messages/pair-hints.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';

@@ -1,7 +1,7 @@
 /**
  * The relay's gate-wait timers (docs/design.md, 26. Node readiness gates). A node bootstrapping
  * behind its gate taint is shown `DaemonSetsReady` False only once it has waited
- * `WAITING_SHOWN_AFTER_SECONDS` since its creation (`node-gate-condition.ts`): a usual join is
+ * `WAITING_SHOWN_AFTER_SECONDS` since its creation (`core/node-gates/gate-condition.ts`): a usual join is
  * released within that grace and its release stays at three requests. But a node whose gating pod
  * crash-loops sends no further event after its join, so nothing would run its `node` step when the
  * grace ends. The relay watches every node and knows its taints and condition for free, so it keeps
@@ -16,14 +16,15 @@
  * DaemonSet gating the key) and when the relay stops. Nodes tainted NoSchedule without the
  * condition are remembered by name, so that a gate declared after they joined times them too.
  */
+
+import { effectiveGateOf } from '../../core/node-gates/gate-change.ts';
+import { WAITING_SHOWN_AFTER_SECONDS } from '../../core/node-gates/gate-condition.ts';
 import {
   DAEMONSETS_READY_CONDITION,
   GATE_RELEASED_ANNOTATION,
   releasedGateKeys,
-} from '../../core/node-gate.ts';
-import { effectiveGateOf } from '../../core/node-gate-change.ts';
-import { WAITING_SHOWN_AFTER_SECONDS } from '../../core/node-gate-condition.ts';
-import { GATE_TAINT_EFFECT, type NodeReadinessMode } from '../../core/node-readiness.ts';
+} from '../../core/node-gates/gate-decision.ts';
+import { GATE_TAINT_EFFECT, type NodeReadinessMode } from '../../core/node-gates/gate-declaration.ts';
 import type { WatchedObjects, WatchedResource } from '../../kube/kube-port.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
 import type { NodeHint } from '../../messages/pair-hints.ts';

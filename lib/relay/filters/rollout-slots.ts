@@ -14,7 +14,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { rolloutExtensionsOf } from '../../core/extensions.ts';
-import { allowsSurge, isRollingUpdate } from '../../core/rollout-budget.ts';
+import { allowsSurge, isRollingUpdate } from '../../core/rolling-update/budget.ts';
 import { turnedReady } from '../cluster-view/decision-facets.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 

@@ -6,7 +6,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
-import type { GateChange } from '../../core/node-gate-change.ts';
+import type { GateChange } from '../../core/node-gates/gate-change.ts';
 import type { TriggeringResource, WatchedObjects } from '../../kube/kube-port.ts';
 import type { ManagedKind } from '../../kube/managed-kind.ts';
 import type { WatchedKind } from '../../messages/message-cause.ts';

@@ -4,7 +4,7 @@
  * capacity, daemon endpoints and heartbeats — several kilobytes each, 20,000 times over.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { GATE_RELEASED_ANNOTATION } from '../../core/node-gate.ts';
+import { GATE_RELEASED_ANNOTATION } from '../../core/node-gates/gate-decision.ts';
 
 /**
  * `node` with only the fields the relay reads (its facets, `cluster-view/decision-facets.ts`; its hint,

@@ -7,7 +7,10 @@
 import type { CoreV1Event, V1ControllerRevision, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../../lib/core/node-gate.ts';
+import {
+  DAEMONSETS_READY_CONDITION,
+  GATE_RELEASED_ANNOTATION,
+} from '../../../lib/core/node-gates/gate-decision.ts';
 import type { NodeHints } from '../../../lib/messages/node-hints.ts';
 import type { NodeMessage } from '../../../lib/messages/work-message.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';

@@ -10,8 +10,8 @@
 import type { CoreV1Event, V1DaemonSet, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { DAEMONSETS_READY_CONDITION } from '../../../lib/core/node-gate.ts';
-import { gateChangeBetween } from '../../../lib/core/node-gate-change.ts';
+import { gateChangeBetween } from '../../../lib/core/node-gates/gate-change.ts';
+import { DAEMONSETS_READY_CONDITION } from '../../../lib/core/node-gates/gate-decision.ts';
 import type { WorkMessage } from '../../../lib/messages/work-message.ts';
 import { eventEnvelopeOf } from '../../../lib/queue/event-bus.ts';
 import { sendMessages } from '../../../lib/queue/send-messages.ts';

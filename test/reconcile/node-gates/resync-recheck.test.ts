@@ -6,8 +6,8 @@
  */
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { nodesToRecheckGates } from '../../../lib/core/node-gate-recheck.ts';
-import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-readiness.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
+import { nodesToRecheckGates } from '../../../lib/core/node-gates/gate-recheck.ts';
 import { type NodeView, nodeViewsFor } from '../../../lib/core/node-view.ts';
 import type { MessageCause } from '../../../lib/messages/message-cause.ts';
 import { formatWorkMessage } from '../../../lib/messages/work-message.ts';

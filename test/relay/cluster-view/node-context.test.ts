@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { controllerRevisionFor } from '../../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../../lib/core/node-gate.ts';
-import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-readiness.ts';
+import {
+  DAEMONSETS_READY_CONDITION,
+  GATE_RELEASED_ANNOTATION,
+} from '../../../lib/core/node-gates/gate-decision.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
 import { fromJson } from '../../../lib/kube/object-codec.ts';
 import { MAX_NODE_HINTS_BYTES, nodeHintsSchema } from '../../../lib/messages/node-hints.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';

@@ -12,7 +12,7 @@ import {
   NODE_READINESS_DRY_RUN_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   NODE_READINESS_TIMEOUT_ANNOTATION,
-} from '../../../lib/core/node-readiness.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { gateChangeOf, relistGateChange } from '../../../lib/relay/filters/gate-changes.ts';
 import { aDaemonSet } from '../../support/builders.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
-} from '../../../lib/core/node-readiness.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
 import { RecentlySent, routeIngressMessage } from '../../../lib/router/router.ts';
 import { eventually, podTriggers } from '../../support/journal-triggers.ts';
 import { type RelayWorld, startRelayWorld } from '../../support/relay-world.ts';

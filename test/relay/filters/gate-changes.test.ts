@@ -5,7 +5,7 @@ import {
   DEFAULT_GATE_TAINT_KEY,
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
-} from '../../../lib/core/node-readiness.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { changesNodeGate } from '../../../lib/relay/filters/gate-changes.ts';
 import { aDaemonSet, aNode, aPod } from '../../support/builders.ts';

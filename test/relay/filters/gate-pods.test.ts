@@ -14,7 +14,7 @@ import {
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   nodeReadinessOf,
-} from '../../../lib/core/node-readiness.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { gateMovesOnNode, gateOf } from '../../../lib/relay/filters/gate-pods.ts';
 import { aDaemonSet, aNode, aPod } from '../../support/builders.ts';

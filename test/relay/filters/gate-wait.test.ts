@@ -8,14 +8,17 @@
  */
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../../lib/core/node-gate.ts';
-import { WAITING_SHOWN_AFTER_SECONDS } from '../../../lib/core/node-gate-condition.ts';
+import { WAITING_SHOWN_AFTER_SECONDS } from '../../../lib/core/node-gates/gate-condition.ts';
+import {
+  DAEMONSETS_READY_CONDITION,
+  GATE_RELEASED_ANNOTATION,
+} from '../../../lib/core/node-gates/gate-decision.ts';
 import {
   DEFAULT_GATE_TAINT_KEY,
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_DRY_RUN_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
-} from '../../../lib/core/node-readiness.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
 import type { WatchEventDetail } from '../../../lib/messages/trigger.ts';
 import type { BusEvent } from '../../../lib/queue/event-bus.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';

@@ -5,7 +5,10 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { DAEMONSETS_READY_CONDITION, GATE_RELEASED_ANNOTATION } from '../../../lib/core/node-gate.ts';
+import {
+  DAEMONSETS_READY_CONDITION,
+  GATE_RELEASED_ANNOTATION,
+} from '../../../lib/core/node-gates/gate-decision.ts';
 import { nodeHintOf } from '../../../lib/messages/pair-hints.ts';
 import { facetsOf } from '../../../lib/relay/cluster-view/decision-facets.ts';
 import { slimNode } from '../../../lib/relay/watches/slim-node.ts';

@@ -9,11 +9,11 @@ import {
   NODE_READINESS_TIMEOUT_ANNOTATION,
   nodeReadinessOf,
   nodeReadinessViolations,
-} from '../../lib/core/node-readiness.ts';
-import { nodeShouldRunDaemonPod } from '../../lib/core/placement.ts';
-import { automaticTolerations, daemonPodTolerations } from '../../lib/core/tolerations.ts';
-import { validateDaemonSet } from '../../lib/core/validation.ts';
-import { aDaemonSet, aNode } from '../support/builders.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
+import { nodeShouldRunDaemonPod } from '../../../lib/core/placement.ts';
+import { automaticTolerations, daemonPodTolerations } from '../../../lib/core/tolerations.ts';
+import { validateDaemonSet } from '../../../lib/core/validation.ts';
+import { aDaemonSet, aNode } from '../../support/builders.ts';
 
 const AGENT_KEY = 'example.com/agent-not-ready';
 const modeField = 'spec.nodeReadiness.mode';

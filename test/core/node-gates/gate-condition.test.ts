@@ -1,21 +1,24 @@
 import type { V1Node, V1NodeCondition, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
+  conditionChanges,
+  conditionWrite,
+  secondsUntilWaitingShown,
+  WAITING_SHOWN_AFTER_SECONDS,
+} from '../../../lib/core/node-gates/gate-condition.ts';
+import {
   DAEMONSETS_READY_CONDITION,
   decideNodeGates,
   GATE_RELEASED_ANNOTATION,
   type GatingDaemonSet,
   type NodeGateDecision,
-} from '../../lib/core/node-gate.ts';
+} from '../../../lib/core/node-gates/gate-decision.ts';
 import {
-  conditionChanges,
-  conditionWrite,
-  secondsUntilWaitingShown,
-  WAITING_SHOWN_AFTER_SECONDS,
-} from '../../lib/core/node-gate-condition.ts';
-import { withOrphanGatesLifted } from '../../lib/core/node-gate-orphans.ts';
-import { DEFAULT_GATE_TAINT_KEY, type NodeReadinessGate } from '../../lib/core/node-readiness.ts';
-import { aDaemonSet, aNode } from '../support/builders.ts';
+  DEFAULT_GATE_TAINT_KEY,
+  type NodeReadinessGate,
+} from '../../../lib/core/node-gates/gate-declaration.ts';
+import { withOrphanGatesLifted } from '../../../lib/core/node-gates/orphan-gate-keys.ts';
+import { aDaemonSet, aNode } from '../../support/builders.ts';
 
 const K = DEFAULT_GATE_TAINT_KEY;
 const GONE = 'example.com/gone-not-ready';

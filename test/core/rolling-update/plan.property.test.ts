@@ -1,11 +1,11 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type NodeView, nodeViewsFor } from '../../lib/core/node-view.ts';
-import { isPodAvailable } from '../../lib/core/pod-availability.ts';
-import { rolloutBudget } from '../../lib/core/rollout-budget.ts';
-import { planRollout } from '../../lib/core/rollout-plan.ts';
-import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
+import { type NodeView, nodeViewsFor } from '../../../lib/core/node-view.ts';
+import { isPodAvailable } from '../../../lib/core/pod-availability.ts';
+import { rolloutBudget } from '../../../lib/core/rolling-update/budget.ts';
+import { planRollout } from '../../../lib/core/rolling-update/plan.ts';
+import { aDaemonSet, aNode, aPod } from '../../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const HASH = 'newhash';

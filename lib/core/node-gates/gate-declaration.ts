@@ -11,9 +11,9 @@
  * | timeout | `spec.nodeReadiness.timeoutSeconds` | `everynode.dev/node-readiness-timeout-seconds` | none |
  * | dry run | `spec.nodeReadiness.dryRun` | `everynode.dev/node-readiness-dry-run` (`"true"`) | false |
  */
-import type { DaemonSet } from './daemon-set.ts';
-import { type FieldViolation, invalid, notSupported, required } from './field-violation.ts';
-import { qualifiedNameErrors } from './object-names.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import { type FieldViolation, invalid, notSupported, required } from '../field-violation.ts';
+import { qualifiedNameErrors } from '../object-names.ts';
 
 /** Annotation carrying the gate's mode on an apps/v1 DaemonSet; its presence declares the gate. */
 export const NODE_READINESS_ANNOTATION = 'everynode.dev/node-readiness';

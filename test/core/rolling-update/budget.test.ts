@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowsSurge, rolloutBudget, scaledValue } from '../../lib/core/rollout-budget.ts';
-import { aDaemonSet } from '../support/builders.ts';
+import { allowsSurge, rolloutBudget, scaledValue } from '../../../lib/core/rolling-update/budget.ts';
+import { aDaemonSet } from '../../support/builders.ts';
 
 describe('rollout budget', () => {
   it.each([

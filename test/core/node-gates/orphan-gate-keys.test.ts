@@ -1,9 +1,16 @@
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { decideNodeGates, GATE_RELEASED_ANNOTATION, type GatingDaemonSet } from '../../lib/core/node-gate.ts';
-import { orphanGateKeys, withOrphanGatesLifted } from '../../lib/core/node-gate-orphans.ts';
-import { DEFAULT_GATE_TAINT_KEY, type NodeReadinessGate } from '../../lib/core/node-readiness.ts';
-import { aDaemonSet, aNode } from '../support/builders.ts';
+import {
+  decideNodeGates,
+  GATE_RELEASED_ANNOTATION,
+  type GatingDaemonSet,
+} from '../../../lib/core/node-gates/gate-decision.ts';
+import {
+  DEFAULT_GATE_TAINT_KEY,
+  type NodeReadinessGate,
+} from '../../../lib/core/node-gates/gate-declaration.ts';
+import { orphanGateKeys, withOrphanGatesLifted } from '../../../lib/core/node-gates/orphan-gate-keys.ts';
+import { aDaemonSet, aNode } from '../../support/builders.ts';
 
 const K = DEFAULT_GATE_TAINT_KEY;
 const AGENT = 'example.com/agent-not-ready';

@@ -5,8 +5,8 @@
  * gating pod is not available. This module says, from a DaemonSet as it was and as it is, whether
  * its effective gate changed and which gate keys the nodes must be looked at for.
  */
-import type { DaemonSet } from './daemon-set.ts';
-import { type NodeReadinessGate, nodeReadinessOf } from './node-readiness.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import { type NodeReadinessGate, nodeReadinessOf } from './gate-declaration.ts';
 
 /** A change of the gates in use, and the keys whose taints may have stopped being gated. */
 export interface GateChange {

@@ -6,10 +6,10 @@
  * gated until something else touched it. The DaemonSet step of a resync holds every node and every
  * pod of the DaemonSet, so it can tell which nodes disagree with it, and only those cost a step.
  */
-import type { DaemonSet } from './daemon-set.ts';
-import { isGateTaint, nodeReadinessOf } from './node-readiness.ts';
-import type { NodeView } from './node-view.ts';
-import { isPodAvailable, isPodTerminating } from './pod-availability.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import type { NodeView } from '../node-view.ts';
+import { isPodAvailable, isPodTerminating } from '../pod-availability.ts';
+import { isGateTaint, nodeReadinessOf } from './gate-declaration.ts';
 
 /**
  * The names of the nodes of `views` (the DaemonSet's node views, placed ignoring its own gate

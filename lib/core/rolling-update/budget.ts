@@ -4,7 +4,7 @@
  * and daemon_controller.go updatedDesiredNodeCounts.
  */
 import type { IntOrString } from '@kubernetes/client-node';
-import type { DaemonSet } from './daemon-set.ts';
+import type { DaemonSet } from '../daemon-set.ts';
 
 /**
  * `value` scaled against `total` (upstream intstr.GetScaledValueFromIntOrPercent): an integer is

@@ -1,9 +1,9 @@
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { nodesToRecheckGates } from '../../lib/core/node-gate-recheck.ts';
-import { DEFAULT_GATE_TAINT_KEY } from '../../lib/core/node-readiness.ts';
-import type { NodeView } from '../../lib/core/node-view.ts';
-import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
+import { nodesToRecheckGates } from '../../../lib/core/node-gates/gate-recheck.ts';
+import type { NodeView } from '../../../lib/core/node-view.ts';
+import { aDaemonSet, aNode, aPod } from '../../support/builders.ts';
 
 const K = DEFAULT_GATE_TAINT_KEY;
 const NOW = new Date('2026-01-01T01:00:00Z');

@@ -8,9 +8,12 @@ import {
   type GatingDaemonSet,
   gatedSince,
   releasedGateKeys,
-} from '../../lib/core/node-gate.ts';
-import { DEFAULT_GATE_TAINT_KEY, type NodeReadinessGate } from '../../lib/core/node-readiness.ts';
-import { aDaemonSet, aNode } from '../support/builders.ts';
+} from '../../../lib/core/node-gates/gate-decision.ts';
+import {
+  DEFAULT_GATE_TAINT_KEY,
+  type NodeReadinessGate,
+} from '../../../lib/core/node-gates/gate-declaration.ts';
+import { aDaemonSet, aNode } from '../../support/builders.ts';
 
 const K = DEFAULT_GATE_TAINT_KEY;
 const AGENT = 'example.com/agent-not-ready';

@@ -8,17 +8,17 @@
  * manage loop, so the executor must plan those pairs after applying the deletes.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { type Action, deletePodAction } from './action.ts';
-import { isControlledBy } from './controller-ref.ts';
-import type { DaemonSet } from './daemon-set.ts';
-import { rolloutExtensionsOf } from './extensions.ts';
-import { isEmptyLabelSelector } from './label-selector.ts';
-import type { NodeView } from './node-view.ts';
-import { isDeletedTerminalPod, isPodTerminating, secondsUntilAvailable } from './pod-availability.ts';
-import { findUpdatedPodsOnNode } from './pod-revision.ts';
-import { isRollingUpdate, rolloutBudget } from './rollout-budget.ts';
-import { available, inScope, partitionAllowance, type RolloutContext } from './rollout-context.ts';
-import { planSurgeStep } from './rollout-surge.ts';
+import { type Action, deletePodAction } from '../action.ts';
+import { isControlledBy } from '../controller-ref.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import { rolloutExtensionsOf } from '../extensions.ts';
+import { isEmptyLabelSelector } from '../label-selector.ts';
+import type { NodeView } from '../node-view.ts';
+import { isDeletedTerminalPod, isPodTerminating, secondsUntilAvailable } from '../pod-availability.ts';
+import { findUpdatedPodsOnNode } from '../pod-revision.ts';
+import { isRollingUpdate, rolloutBudget } from './budget.ts';
+import { available, inScope, partitionAllowance, type RolloutContext } from './step-context.ts';
+import { planSurgeStep } from './surge.ts';
 
 /** Everything the rollout step looks at. */
 export interface RolloutState {

@@ -3,11 +3,11 @@
  * pods are created beside old ones and the old ones deleted once the new ones are available.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { type Action, deletePodAction } from './action.ts';
-import { createPodAction } from './create-pod-action.ts';
-import type { NodeView } from './node-view.ts';
-import { findUpdatedPodsOnNode } from './pod-revision.ts';
-import { available, inScope, partitionAllowance, type RolloutContext } from './rollout-context.ts';
+import { type Action, deletePodAction } from '../action.ts';
+import { createPodAction } from '../create-pod-action.ts';
+import type { NodeView } from '../node-view.ts';
+import { findUpdatedPodsOnNode } from '../pod-revision.ts';
+import { available, inScope, partitionAllowance, type RolloutContext } from './step-context.ts';
 
 interface SurgeTally {
   numSurge: number;

@@ -1,14 +1,18 @@
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { effectiveGateOf, gateChangeBetween, mergeGateChanges } from '../../lib/core/node-gate-change.ts';
+import {
+  effectiveGateOf,
+  gateChangeBetween,
+  mergeGateChanges,
+} from '../../../lib/core/node-gates/gate-change.ts';
 import {
   DEFAULT_GATE_TAINT_KEY,
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_DRY_RUN_ANNOTATION,
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   NODE_READINESS_TIMEOUT_ANNOTATION,
-} from '../../lib/core/node-readiness.ts';
-import { aDaemonSet } from '../support/builders.ts';
+} from '../../../lib/core/node-gates/gate-declaration.ts';
+import { aDaemonSet } from '../../support/builders.ts';
 
 const K = DEFAULT_GATE_TAINT_KEY;
 const AGENT = 'example.com/agent-not-ready';

@@ -1,9 +1,9 @@
 import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../../lib/core/action.ts';
-import { nodeViewsFor } from '../../lib/core/node-view.ts';
-import { planRollout } from '../../lib/core/rollout-plan.ts';
-import { aDaemonSet, aNode, aPod, type DaemonSetOptions } from '../support/builders.ts';
+import type { Action } from '../../../lib/core/action.ts';
+import { nodeViewsFor } from '../../../lib/core/node-view.ts';
+import { planRollout } from '../../../lib/core/rolling-update/plan.ts';
+import { aDaemonSet, aNode, aPod, type DaemonSetOptions } from '../../support/builders.ts';
 
 const NOW = new Date('2026-01-02T00:00:00Z');
 const HASH = 'newhash';

@@ -15,8 +15,8 @@
  *   gated needs no condition to say so.
  */
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import { DAEMONSETS_READY_CONDITION, type NodeGateDecision } from './node-gate.ts';
-import { timestampMillis } from './pod-availability.ts';
+import { timestampMillis } from '../pod-availability.ts';
+import { DAEMONSETS_READY_CONDITION, type NodeGateDecision } from './gate-decision.ts';
 
 /** How long a node bootstraps behind its gate taint before it is shown False (see the module comment). */
 export const WAITING_SHOWN_AFTER_SECONDS = 10;

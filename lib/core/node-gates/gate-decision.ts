@@ -14,14 +14,14 @@
  * - Otherwise nothing: waiting, or satisfied and open, or BootstrapOnly on a node never tainted.
  */
 import type { V1Node, V1NodeCondition, V1Taint } from '@kubernetes/client-node';
-import type { DaemonSet } from './daemon-set.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import { timestampMillis } from '../pod-availability.ts';
 import {
   GATE_TAINT_EFFECT,
   isGateTaint,
   type NodeReadinessGate,
   type NodeReadinessMode,
-} from './node-readiness.ts';
-import { timestampMillis } from './pod-availability.ts';
+} from './gate-declaration.ts';
 
 /** The node condition everynode keeps on nodes while any gate is in use. */
 export const DAEMONSETS_READY_CONDITION = 'everynode.dev/DaemonSetsReady';
@@ -56,7 +56,7 @@ export interface GateKeyDecision {
   readonly timedOut: boolean;
   /**
    * No DaemonSet gates the key any more, and the node still carries its taint: lifted, with no
-   * marker (`node-gate-orphans.ts`). Absent for a key some DaemonSet gates.
+   * marker (`core/node-gates/orphan-gate-keys.ts`). Absent for a key some DaemonSet gates.
    */
   readonly orphaned?: boolean;
 }

@@ -7,8 +7,8 @@
  * lifted, in the same write as the rest of the decision.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { GateKeyDecision, NodeGateDecision } from './node-gate.ts';
-import { isGateTaint } from './node-readiness.ts';
+import type { GateKeyDecision, NodeGateDecision } from './gate-decision.ts';
+import { isGateTaint } from './gate-declaration.ts';
 
 /**
  * The keys of `candidates` that no DaemonSet of `decision` gates (dry runs count as gating: a key

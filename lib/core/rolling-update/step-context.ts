@@ -2,12 +2,12 @@
  * What one rollout step knows, shared by the no-surge and surge strategies of the rollout plan.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { DaemonSet } from './daemon-set.ts';
-import type { RolloutExtensions } from './extensions.ts';
-import { labelSelectorMatches } from './label-selector.ts';
-import type { NodeView } from './node-view.ts';
-import { isPodAvailable } from './pod-availability.ts';
-import type { RolloutBudget } from './rollout-budget.ts';
+import type { DaemonSet } from '../daemon-set.ts';
+import type { RolloutExtensions } from '../extensions.ts';
+import { labelSelectorMatches } from '../label-selector.ts';
+import type { NodeView } from '../node-view.ts';
+import { isPodAvailable } from '../pod-availability.ts';
+import type { RolloutBudget } from './budget.ts';
 
 /** The inputs of one rollout step after filtering, with the budgets and extension settings. */
 export interface RolloutContext {
