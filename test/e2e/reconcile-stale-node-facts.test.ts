@@ -4,11 +4,10 @@
  * hint is safe).
  */
 import { randomUUID } from 'node:crypto';
-import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
-import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import type { MessageCause } from '../../lib/messages/message-cause.ts';
 import { messageGroupId } from '../../lib/messages/message-group-id.ts';
 import { nodeHintOf } from '../../lib/messages/pair-hints.ts';
@@ -21,12 +20,11 @@ import {
 import { parseRecord, planBatch, reconcileRecord } from '../../lib/reconcile/handler/work-record.ts';
 import { reconcileNode } from '../../lib/reconcile/node-step/node-step.ts';
 import { reconcilePair } from '../../lib/reconcile/pair-step/pair-step.ts';
-import { RelayNodeContext } from '../../lib/relay/cluster-view/node-context.ts';
+import type { RelayNodeContext } from '../../lib/relay/cluster-view/node-context.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
 import {
   allReady,
   createDaemonSet,
-  daemonSetKey,
   daemonSetMessage,
   isReady,
   nodeMessage,
@@ -36,6 +34,7 @@ import {
   waitFor,
 } from '../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../support/reconcile-harness.ts';
+import { relayContextOf } from '../support/relay-context.ts';
 
 let harness: Harness;
 let agent: ReturnType<typeof createDaemonSet>;
@@ -44,14 +43,7 @@ const uid = (ds: typeof agent) => ds.metadata?.uid ?? '';
 
 /** What the relay knows when it has just listed the cluster as it is. */
 function relayContext(): RelayNodeContext {
-  const context = new RelayNodeContext();
-  const list = <T>(key: Parameters<typeof harness.sim.store.list>[0]) =>
-    harness.sim.store.list(key) as unknown as T[];
-  context.seed('nodes', list<V1Node>('nodes'));
-  context.seed('pods', list<V1Pod>('pods'));
-  context.seed('daemonsets', list<DaemonSet>(daemonSetKey(harness.managedKind)));
-  context.seed('controllerrevisions', list<V1ControllerRevision>('apps/controllerrevisions'));
-  return context;
+  return relayContextOf(harness);
 }
 
 /**

@@ -3,7 +3,6 @@
  * DaemonSets) through the real client, and real SQS queues on fauxqs to read its output from.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { parseWorkMessage } from '../../lib/messages/parse-work-message.ts';
@@ -16,6 +15,7 @@ import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';
 import type { RouterCounters, RouterDeps } from '../../lib/router/router-deps.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 import { aDaemonSet, aNode } from '../support/builders.ts';
+import { drainWorkQueue } from '../support/reconcile-queues.ts';
 
 /** Counters kept in memory. */
 export class CountersInMemory implements RouterCounters {
@@ -104,31 +104,15 @@ export async function startRouterWorld(): Promise<RouterWorld> {
 
 /** Receives and deletes everything on the work queue of `queues`. */
 export async function drain(queues: LocalQueues): Promise<ReceivedWork[]> {
-  const received: ReceivedWork[] = [];
-  for (;;) {
-    const answer = await queues.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queues.urls.work,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['All'],
-      }),
-    );
-    const messages = answer.Messages ?? [];
-    if (messages.length === 0) return received;
-    for (const m of messages) {
-      const parsed = parseWorkMessage(m.Body ?? '');
-      if (!parsed.ok) throw new Error(`the router sent an invalid work message: ${parsed.reason}`);
-      received.push({
-        message: parsed.message,
-        groupId: m.Attributes?.MessageGroupId,
-        deduplicationId: m.Attributes?.MessageDeduplicationId,
-      });
-      await queues.sqs.send(
-        new DeleteMessageCommand({ QueueUrl: queues.urls.work, ReceiptHandle: m.ReceiptHandle ?? '' }),
-      );
-    }
-  }
+  return (await drainWorkQueue(queues)).map((record) => {
+    const parsed = parseWorkMessage(record.body);
+    if (!parsed.ok) throw new Error(`the router sent an invalid work message: ${parsed.reason}`);
+    return {
+      message: parsed.message,
+      groupId: record.attributes.MessageGroupId,
+      deduplicationId: record.attributes.MessageDeduplicationId,
+    };
+  });
 }
 
 /** `kind:target` of a work message, for comparing sets of work. */

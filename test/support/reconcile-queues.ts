@@ -4,7 +4,7 @@
  */
 import { DeleteMessageBatchCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import type { LocalQueues } from '../../lib/queue/local-queues.ts';
@@ -128,5 +128,33 @@ export async function waitQuiet(
     await new Promise((resolve) => setTimeout(resolve, 100));
     const pending = (await depth(queues, queues.urls.work)) + (await depth(queues, queues.urls.ingress));
     calm = pending === 0 && inFlight.count === 0 ? calm + 1 : 0;
+  }
+}
+
+/**
+ * Every message visible on the work queue now, taken off it (fauxqs gives one per FIFO group per
+ * receive, so it receives until the queue answers with none).
+ */
+export async function drainWorkQueue(queues: LocalQueues): Promise<SQSRecord[]> {
+  const records: SQSRecord[] = [];
+  for (;;) {
+    const received = await queues.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queues.urls.work,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = received.Messages ?? [];
+    if (messages.length === 0) return records;
+    records.push(...messages.map((m) => toSqsRecord(m, { queueUrl: queues.urls.work })));
+    await queues.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queues.urls.work,
+        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+      }),
+    );
   }
 }

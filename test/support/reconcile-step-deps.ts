@@ -17,6 +17,8 @@ import { ObjectCache } from '../../lib/reconcile/memory/object-cache.ts';
 import { SharedRead } from '../../lib/reconcile/memory/shared-read.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/setup/deps-for-config.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { aNode } from './builders.ts';
+import { type Harness, startReconcileHarness } from './reconcile-harness.ts';
 
 /**
  * `deps` as a process that has just started has them: every memory new (the event recorder kept,
@@ -80,4 +82,16 @@ export function writesAmong(requests: Readonly<Record<string, number>>): Record<
   return Object.fromEntries(
     Object.entries(requests).filter(([key]) => /^(create|update|patch|delete)/.test(key)),
   );
+}
+
+/**
+ * A harness of one node `n1`, its queue not polled (the test runs the steps), with pod garbage
+ * collection out of the way: the pods of a removed node stay until a step deletes them.
+ */
+export function startStepHarness(): Promise<Harness> {
+  return startReconcileHarness({
+    nodes: [aNode('n1')],
+    pollWork: false,
+    timing: { podGcQuarantineSeconds: 100_000 },
+  });
 }

@@ -5,10 +5,8 @@ import {
   GATE_RELEASED_ANNOTATION,
   type GatingDaemonSet,
 } from '../../../lib/core/node-gates/gate-decision.ts';
-import {
-  DEFAULT_GATE_TAINT_KEY,
-  type NodeReadinessGate,
-} from '../../../lib/core/node-gates/gate-declaration.ts';
+import type { NodeReadinessGate } from '../../../lib/core/node-gates/gate-declaration.ts';
+import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
 import { orphanGateKeys, withOrphanGatesLifted } from '../../../lib/core/node-gates/orphan-gate-keys.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
 

@@ -1,11 +1,3 @@
-/**
- * The `daemonset` step as a whole, against the simulated cluster through the real client and the
- * work queue on fauxqs: a new DaemonSet gets its ControllerRevision, its pairs fanned out as hinted
- * pair messages and its status; an invalid spec gets the invalid-spec condition and a Warning event
- * and touches no pod; a DaemonSet being deleted, or one re-created under another uid, is left
- * alone; a converged DaemonSet's step writes nothing.
- */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { CoreV1Event, V1ControllerRevision } from '@kubernetes/client-node';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +5,6 @@ import { controllerOf } from '../../../lib/core/controller-ref.ts';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../../../lib/core/daemon-set.ts';
 import { PARTITION_ANNOTATION } from '../../../lib/core/extensions.ts';
 import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
-import { toSqsRecord } from '../../../lib/queue/sqs-event-source.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { emptyReport } from '../../../lib/reconcile/effects/step-report.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
@@ -29,7 +20,7 @@ import {
   waitFor,
 } from '../../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
-import { lambdaContext } from '../../support/reconcile-queues.ts';
+import { drainWorkQueue, lambdaContext } from '../../support/reconcile-queues.ts';
 import { stripServerFields } from '../../support/runtime-harness.ts';
 
 const NODES = ['n1', 'n2', 'n3'];
@@ -43,28 +34,7 @@ describe('reconcileDaemonSet against the API server', () => {
   afterAll(async () => harness?.stop());
 
   /** Every message visible on the work queue now, taken off it. */
-  async function takeWork(): Promise<SQSRecord[]> {
-    const records: SQSRecord[] = [];
-    for (;;) {
-      const { Messages: messages = [] } = await harness.queues.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: harness.queues.urls.work,
-          MaxNumberOfMessages: 10,
-          WaitTimeSeconds: 0,
-          MessageSystemAttributeNames: ['All'],
-          MessageAttributeNames: ['All'],
-        }),
-      );
-      if (messages.length === 0) return records;
-      records.push(...messages.map((m) => toSqsRecord(m, { queueUrl: harness.queues.urls.work })));
-      await harness.queues.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: harness.queues.urls.work,
-          Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-        }),
-      );
-    }
-  }
+  const takeWork = () => drainWorkQueue(harness.queues);
   /** The pair messages taken off the work queue for DaemonSet `name`, with their records. */
   const pairsFor = (records: readonly SQSRecord[], name: string) =>
     records

@@ -1,46 +1,13 @@
-/**
- * The DaemonSet step's fan-out under its burst cap, end to end over the simulated cluster and the
- * work queue on fauxqs: what the cap holds back goes as soon as the fanned-out pairs are acted on,
- * without waiting for another DaemonSet step, and the pairs outstanding never exceed burstReplicas —
- * also when every create fails.
- */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BURST_REPLICAS_ANNOTATION } from '../../../lib/core/extensions.ts';
-import { toSqsRecord } from '../../../lib/queue/sqs-event-source.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
 import { createDaemonSet, daemonSetMessage, podsOf } from '../../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
-import { lambdaContext } from '../../support/reconcile-queues.ts';
+import { drainWorkQueue, lambdaContext } from '../../support/reconcile-queues.ts';
 
 const NODES = Array.from({ length: 24 }, (_, i) => `n${String(i + 1).padStart(2, '0')}`);
 const BURST = 4;
-
-/** Every message visible on the work queue now, taken off it (fauxqs gives one per group per receive). */
-async function drainWork(harness: Harness): Promise<SQSRecord[]> {
-  const records: SQSRecord[] = [];
-  for (;;) {
-    const received = await harness.queues.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: harness.queues.urls.work,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-    );
-    const messages = received.Messages ?? [];
-    if (messages.length === 0) return records;
-    records.push(...messages.map((m) => toSqsRecord(m, { queueUrl: harness.queues.urls.work })));
-    await harness.queues.sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: harness.queues.urls.work,
-        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-      }),
-    );
-  }
-}
 
 const kindOf = (record: SQSRecord) => (JSON.parse(record.body) as { kind: string }).kind;
 const nodeOf = (record: SQSRecord) => (JSON.parse(record.body) as { node: { name: string } }).node.name;
@@ -67,7 +34,7 @@ async function drive(
   const seen: Drive = { mostWaiting: 0, nodes: new Set(), daemonSetSteps: 0 };
   const deadline = Date.now() + until.ms;
   while (Date.now() < deadline && !until.done(seen)) {
-    const records = await drainWork(harness);
+    const records = await drainWorkQueue(harness.queues);
     const pairs = records.filter((r) => kindOf(r) === 'pair');
     const steps = records
       .filter((r) => kindOf(r) === 'daemonset')

@@ -3,7 +3,7 @@
  * client: the pods every managed DaemonSet ends up with on the node, what its StepReport counts,
  * the API requests it makes, and when it hands a pair to the pair step.
  */
-import type { V1ControllerRevision, V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonPodFor, targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
@@ -12,9 +12,8 @@ import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.t
 import { emptyReport, type StepReport } from '../../../lib/reconcile/effects/step-report.ts';
 import { type PairStep, reconcileNode } from '../../../lib/reconcile/node-step/node-step.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
-import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import type { KubeObject } from '../../../lib/sim/storage/store.ts';
-import { aDaemonSet, aNode } from '../../support/builders.ts';
+import { aDaemonSet } from '../../support/builders.ts';
 import {
   createDaemonSet,
   daemonSetKey,
@@ -23,8 +22,14 @@ import {
   podsOf,
   waitFor,
 } from '../../support/reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
-import { coldDeps, reconcileRequests, writesAmong } from '../../support/reconcile-step-deps.ts';
+import type { Harness } from '../../support/reconcile-harness.ts';
+import {
+  coldDeps,
+  reconcileRequests,
+  startStepHarness,
+  writesAmong,
+} from '../../support/reconcile-step-deps.ts';
+import { relayContextOf } from '../../support/relay-context.ts';
 
 describe('the node step', () => {
   let harness: Harness;
@@ -69,12 +74,7 @@ describe('the node step', () => {
   }
 
   beforeAll(async () => {
-    // Pod GC left out of the way: the pods of a removed node stay until the node step deletes them.
-    harness = await startReconcileHarness({
-      nodes: [aNode('n1')],
-      pollWork: false,
-      timing: { podGcQuarantineSeconds: 100_000 },
-    });
+    harness = await startStepHarness();
     agent = createDaemonSet(harness, aDaemonSet('agent'));
     ssd = createDaemonSet(harness, aDaemonSet('ssd', { nodeSelector: { disk: 'ssd' } }));
     nowhere = createDaemonSet(harness, aDaemonSet('nowhere', { nodeSelector: { disk: 'none' } }));
@@ -137,13 +137,7 @@ describe('the node step', () => {
     await settled('c1', agent, ssd);
     harness.sim.nodes.label('c1', { disk: null });
     // The relay's hints of the node as it is now: the ssd pod must go.
-    const context = new RelayNodeContext();
-    const list = <T>(key: Parameters<typeof harness.sim.store.list>[0]) =>
-      harness.sim.store.list(key) as unknown as T[];
-    context.seed('nodes', list<V1Node>('nodes'));
-    context.seed('pods', list<V1Pod>('pods'));
-    context.seed('daemonsets', list<DaemonSet>(daemonSetKey(harness.managedKind)));
-    context.seed('controllerrevisions', list<V1ControllerRevision>('apps/controllerrevisions'));
+    const context = relayContextOf(harness);
     const hints = context.hintsFor(harness.sim.nodes.get('c1') as V1Node, new Date());
     expect(hints).toBeDefined();
     // The pod changes after the hints were taken: the delete's resourceVersion precondition fails.

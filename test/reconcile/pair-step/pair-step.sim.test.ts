@@ -24,11 +24,12 @@ import {
   podsOf,
   waitFor,
 } from '../../support/reconcile-cluster.ts';
-import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
+import type { Harness } from '../../support/reconcile-harness.ts';
 import {
   coldDeps,
   reconcileRequests,
   recordingRequeue,
+  startStepHarness,
   writesAmong,
 } from '../../support/reconcile-step-deps.ts';
 
@@ -58,12 +59,7 @@ describe('the pair step', () => {
   }
 
   beforeAll(async () => {
-    // Pod GC left out of the way: a pod of a removed node stays until the pair step deletes it.
-    harness = await startReconcileHarness({
-      nodes: [aNode('n1')],
-      pollWork: false,
-      timing: { podGcQuarantineSeconds: 100_000 },
-    });
+    harness = await startStepHarness();
     agent = createDaemonSet(harness, aDaemonSet('agent'));
     ssd = createDaemonSet(harness, aDaemonSet('ssd', { nodeSelector: { disk: 'ssd' } }));
   });
