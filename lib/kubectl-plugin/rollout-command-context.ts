@@ -11,7 +11,7 @@ import type { FlagValue } from './plugin-flags.ts';
 /**
  * What one `kubectl everynode rollout …` command runs with: the cluster's API, the parsed command
  * line (namespace, target, flags) and where it writes its output. The rolling-update planner's
- * context is a different thing (`core/rollout-context.ts`).
+ * context is a different thing (`core/rolling-update/step-context.ts`).
  */
 export interface RolloutCommandContext {
   readonly api: PluginApi;

@@ -2,7 +2,7 @@
  * The node step's part for gate keys no DaemonSet gates any more (docs/design.md, 26. Node
  * readiness gates). When the last DaemonSet gating a key is deleted or stops gating it, the router
  * sends every node's `node` step naming the key (`gateKeys`). This part hands the named keys to
- * the rule of `core/node-gate-orphans.ts` (which of them are orphaned, and the decision with their
+ * the rule of `core/node-gates/orphan-gate-keys.ts` (which of them are orphaned, and the decision with their
  * NoSchedule taints lifted); `node-gates/gate-step.ts` writes that in the same guarded merge patch
  * as the rest of the gate decision, and records it as any lift.
  */
