@@ -1,6 +1,6 @@
 /**
- * The README's layout section against the tree: it names every folder of lib, and states the
- * sub-folders of reconcile and relay in the order the layers test enforces.
+ * The README's layout tables against the tree: they name every folder of lib, and list the
+ * sub-folders of reconcile and relay row by row as the layers test enforces them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,23 +16,21 @@ const foldersOf = (dir: string) =>
     .map((entry) => entry.name)
     .sort();
 
-/** The sub-folders the paragraph about `runtime` names (`name/` in backquotes), in their order. */
-function statedOrder(runtime: string): string[] {
-  const start = layout.indexOf(`\`${runtime}\` sub-folders`);
-  const paragraph = layout.slice(start, layout.indexOf('\n\n', start));
-  return [...paragraph.matchAll(/`([a-z-]+)\/`/g)].map((match) => match[1] ?? '');
+/** The rows of the table headed `` `runtime` sub-folders ``: the `name/` folders its first column names. */
+function statedRows(runtime: string): string[][] {
+  const start = layout.indexOf(`| \`${runtime}\` sub-folders |`);
+  if (start < 0) return [];
+  const table = layout.slice(start, layout.indexOf('\n\n', start)).split('\n').slice(2);
+  return table.map((row) => [...(row.split('|')[1] ?? '').matchAll(/`([a-z-]+)\/`/g)].map((m) => m[1] ?? ''));
 }
 
-describe("the README's layout section", () => {
-  it('names every folder of lib', () => {
+describe("the README's layout tables", () => {
+  it('name every folder of lib', () => {
     expect(foldersOf('lib').filter((name) => !layout.includes(`lib/${name}`))).toEqual([]);
   });
 
-  it.each(Object.keys(subLayers))(
-    'states the sub-folders of %s as they are, in the enforced order',
-    (runtime) => {
-      expect(statedOrder(runtime)).toEqual((subLayers[runtime] ?? []).flat());
-      expect(foldersOf(runtime)).toEqual([...(subLayers[runtime] ?? []).flat()].sort());
-    },
-  );
+  it.each(Object.keys(subLayers))('list the sub-folders of %s row by row as enforced', (runtime) => {
+    expect(statedRows(runtime)).toEqual(subLayers[runtime]);
+    expect(foldersOf(runtime)).toEqual([...(subLayers[runtime] ?? []).flat()].sort());
+  });
 });
