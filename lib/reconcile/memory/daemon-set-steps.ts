@@ -1,5 +1,6 @@
 /**
- * A counting semaphore for the heavy steps of one process. A `daemonset` step lists every node and
+ * The DaemonSet steps of one process: how many run at once, and which messages a completed one
+ * covers. It is a counting semaphore for these heavy steps: a `daemonset` step lists every node and
  * all of its DaemonSet's pods; ten of them at once (one batch of ten DaemonSets) would hold the
  * process's one thread for a long burst, in which a node's step that arrived meanwhile waits, and
  * would hold ten such LISTs in a Lambda container's memory at once.
@@ -24,7 +25,7 @@ export class DaemonSetSteps {
   readonly #completedFrom = new Lru<number>(4096);
 
   constructor(limit: number) {
-    if (!(limit >= 1)) throw new RangeError(`a step limiter needs a limit >= 1 (got ${limit})`);
+    if (!(limit >= 1)) throw new RangeError(`DaemonSetSteps needs a limit >= 1 (got ${limit})`);
     this.#limit = limit;
   }
 

@@ -3,7 +3,7 @@ import { COVER_MARGIN_MS, DaemonSetSteps } from '../../../lib/reconcile/memory/d
 
 describe('DaemonSetSteps', () => {
   it('runs at most `limit` steps at once, the others in arrival order', async () => {
-    const limiter = new DaemonSetSteps(2);
+    const steps = new DaemonSetSteps(2);
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -15,40 +15,40 @@ describe('DaemonSetSteps', () => {
       running--;
       return i;
     };
-    const results = await Promise.all([1, 2, 3, 4, 5].map((i) => limiter.run(step(i))));
+    const results = await Promise.all([1, 2, 3, 4, 5].map((i) => steps.run(step(i))));
     expect(results).toEqual([1, 2, 3, 4, 5]);
     expect(most).toBe(2);
     expect(order.slice(2)).toEqual([3, 4, 5]);
   });
 
   it('frees the slot of a step that failed', async () => {
-    const limiter = new DaemonSetSteps(1);
-    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await limiter.run(async () => 'next')).toBe('next');
+    const steps = new DaemonSetSteps(1);
+    await expect(steps.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await steps.run(async () => 'next')).toBe('next');
   });
 
   it('skips a step whose message was sent before the reads of a completed step of the same key', async () => {
-    const limiter = new DaemonSetSteps(1);
+    const steps = new DaemonSetSteps(1);
     const t = 1_000_000;
-    expect(await limiter.runUncovered('ds', t, t + 10, async () => 'first')).toBe('first');
+    expect(await steps.runUncovered('ds', t, t + 10, async () => 'first')).toBe('first');
     const sentBefore = t + 10 - COVER_MARGIN_MS - 1;
-    expect(await limiter.runUncovered('ds', sentBefore, t + 20, async () => 'again')).toBeUndefined();
+    expect(await steps.runUncovered('ds', sentBefore, t + 20, async () => 'again')).toBeUndefined();
     // Sent too close to those reads, or after them: it runs.
-    expect(await limiter.runUncovered('ds', t + 10 - COVER_MARGIN_MS, t + 30, async () => 'close')).toBe(
+    expect(await steps.runUncovered('ds', t + 10 - COVER_MARGIN_MS, t + 30, async () => 'close')).toBe(
       'close',
     );
-    expect(await limiter.runUncovered('ds', t + 40, t + 50, async () => 'later')).toBe('later');
+    expect(await steps.runUncovered('ds', t + 40, t + 50, async () => 'later')).toBe('later');
     // Another key, or a message that may not be stood in for (no sent time): it runs.
-    expect(await limiter.runUncovered('other', sentBefore, t + 60, async () => 'other')).toBe('other');
-    expect(await limiter.runUncovered('ds', undefined, t + 70, async () => 'resync')).toBe('resync');
+    expect(await steps.runUncovered('other', sentBefore, t + 60, async () => 'other')).toBe('other');
+    expect(await steps.runUncovered('ds', undefined, t + 70, async () => 'resync')).toBe('resync');
   });
 
   it('lets no failed step stand in for a later one', async () => {
-    const limiter = new DaemonSetSteps(1);
+    const steps = new DaemonSetSteps(1);
     const t = 2_000_000;
     await expect(
-      limiter.runUncovered('ds', t, t + 5000, () => Promise.reject(new Error('boom'))),
+      steps.runUncovered('ds', t, t + 5000, () => Promise.reject(new Error('boom'))),
     ).rejects.toThrow('boom');
-    expect(await limiter.runUncovered('ds', t, t + 6000, async () => 'ran')).toBe('ran');
+    expect(await steps.runUncovered('ds', t, t + 6000, async () => 'ran')).toBe('ran');
   });
 });
