@@ -5,7 +5,7 @@
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localSqsClient } from '../queue/local-sqs-client.ts';
-import { redrive } from '../queue/redrive.ts';
+import { type RedriveResult, redrive } from '../queue/redrive.ts';
 import {
   type CliIo,
   integerFlag,
@@ -38,6 +38,20 @@ async function arnOf(sqs: SQSClient, url: string): Promise<string> {
   return arn;
 }
 
+/**
+ * The exit code after `result`: 1, with a line on stderr, when messages were sent back but could
+ * not be deleted from the DLQ (not counted as moved); a redrive run again within five minutes
+ * sends them with the same de-duplication id, so they run once.
+ */
+function reportNotDeleted(result: Readonly<RedriveResult>, io: CliIo): number {
+  const notDeleted = result.mode === 'copied' ? (result.notDeleted ?? 0) : 0;
+  if (notDeleted === 0) return 0;
+  io.stderr(
+    `everynode redrive: ${notDeleted} message(s) sent back but not deleted from the DLQ; run everynode redrive again\n`,
+  );
+  return 1;
+}
+
 /** Runs `everynode redrive` with `args`; resolves to the exit code. */
 export function runRedriveCommand(args: readonly string[], io: CliIo = processIo): Promise<number> {
   return runCommand('redrive', REDRIVE_USAGE, args, io, async () => {
@@ -47,6 +61,7 @@ export function runRedriveCommand(args: readonly string[], io: CliIo = processIo
       'dlq-url': { type: 'string' },
       'queue-url': { type: 'string' },
     });
+    const limit = integerFlag(flags, 'limit', 0, 1);
     const dlqUrl = stringFlag(flags, 'dlq-url');
     const queueUrl = stringFlag(flags, 'queue-url');
     if ((dlqUrl === undefined) !== (queueUrl === undefined))
@@ -60,11 +75,10 @@ export function runRedriveCommand(args: readonly string[], io: CliIo = processIo
           ? `everynode redrive: started message move task ${result.taskHandle}\n`
           : `everynode redrive: moved ${result.moved} message(s)\n`,
       );
-      return 0;
+      return reportNotDeleted(result, io);
     }
     const state = await readPipelineState(stringFlag(flags, 'state-dir') ?? '.everynode');
     const sqs = localSqsClient(state.sqsEndpoint);
-    const limit = integerFlag(flags, 'limit', 0, 1);
     const result = await redrive(sqs, {
       dlqUrl: state.queues.workDlq,
       targetUrl: state.queues.work,
@@ -73,6 +87,6 @@ export function runRedriveCommand(args: readonly string[], io: CliIo = processIo
     io.stdout(
       `everynode redrive: moved ${result.mode === 'copied' ? result.moved : 0} message(s) back to the work queue\n`,
     );
-    return 0;
+    return reportNotDeleted(result, io);
   });
 }

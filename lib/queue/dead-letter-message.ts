@@ -26,7 +26,11 @@ export const MAX_DEAD_LETTER_REASON_BYTES = 4096;
 /** The body sent for an empty poison message: SQS refuses an empty body. */
 export const EMPTY_BODY_PLACEHOLDER = '(empty body)';
 
-/** A dead letter as sent: its body, attributes and the SHA-256 (hex) of the original body. */
+/**
+ * A dead letter as sent: its body, attributes and the SHA-256 (hex) of the original body. The hash
+ * identifies a cut body; it is no de-duplication id — two dead-letterings of one body are two
+ * letters (`deadLetterDeduplicationId` in sqs-senders.ts).
+ */
 export interface DeadLetterMessage {
   readonly body: string;
   readonly attributes: Readonly<Record<string, MessageAttributeValue>>;

@@ -4,6 +4,7 @@
  * messages are received, sent again with their FIFO group and a fresh deduplication id, and only
  * then deleted from the DLQ, so a crash in between duplicates a message but never loses one.
  */
+import { randomUUID } from 'node:crypto';
 import {
   DeleteMessageCommand,
   type Message,
@@ -22,8 +23,16 @@ export interface RedriveOptions {
   readonly limit?: number;
 }
 
-/** What a redrive did: a started move task (AWS) or the number of messages copied back. */
-export type RedriveResult = { mode: 'move-task'; taskHandle: string } | { mode: 'copied'; moved: number };
+/**
+ * What a redrive did: a started move task (AWS), or the messages copied back — `moved` counts each
+ * DLQ message once, and only once it was sent to the target AND deleted from the DLQ;
+ * `notDeleted` counts those sent back whose delete failed: they are still in the DLQ (hidden for
+ * {@link COPY_VISIBILITY_SECONDS}), and a redrive within five minutes sends them with the same
+ * de-duplication id, so SQS does not run them twice.
+ */
+export type RedriveResult =
+  | { mode: 'move-task'; taskHandle: string }
+  | { mode: 'copied'; moved: number; notDeleted?: number };
 
 /** Redrives the DLQ into the target queue, preferring the service's own move task. */
 export async function redrive(sqs: SQSClient, options: Readonly<RedriveOptions>): Promise<RedriveResult> {
@@ -38,40 +47,96 @@ export async function redrive(sqs: SQSClient, options: Readonly<RedriveOptions>)
         throw new Error(`starting a message move task from ${options.dlqArn}`, { cause: error });
     }
   }
-  return { mode: 'copied', moved: await copyBack(sqs, options) };
+  const { moved, notDeleted } = await copyBack(sqs, options);
+  return { mode: 'copied', moved, ...(notDeleted > 0 ? { notDeleted } : {}) };
 }
 
-async function copyBack(sqs: SQSClient, options: Readonly<RedriveOptions>): Promise<number> {
+/** Seconds a received DLQ message stays hidden from other receives while it is copied. */
+const COPY_VISIBILITY_SECONDS = 30;
+
+/**
+ * Copies the messages that were in the DLQ when the redrive began. A message SQS stamps as sent
+ * after that (`SentTimestamp`) is a new dead-letter — often one this redrive just sent back and the
+ * pipeline dead-lettered again — and is left in the DLQ: moving it again would loop for as long as
+ * the pipeline keeps dead-lettering, counting one message many times. Left received, it stays
+ * hidden for {@link COPY_VISIBILITY_SECONDS} (no ChangeMessageVisibility: the operator's rights do
+ * not include it), so the loop does not receive it again, nor its FIFO group behind it, newer
+ * still. The start is this process's clock and `SentTimestamp` the queue's; on one machine
+ * (fauxqs) they agree, and a skew can only leave an old letter for the next redrive or move a new
+ * one once, never lose one. A message received twice (its delete failed, its visibility ran out)
+ * is sent again with the same de-duplication id, which SQS drops, and counted once, when deleted.
+ */
+async function copyBack(
+  sqs: SQSClient,
+  options: Readonly<RedriveOptions>,
+): Promise<{ moved: number; notDeleted: number }> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  let moved = 0;
-  while (moved < limit) {
+  const startedAt = Date.now();
+  const moved = new Set<string>();
+  const notDeleted = new Set<string>();
+  while (moved.size < limit) {
     const received = await sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: options.dlqUrl,
-        MaxNumberOfMessages: Math.min(10, limit - moved),
+        MaxNumberOfMessages: Math.min(10, limit - moved.size),
         WaitTimeSeconds: 0,
-        VisibilityTimeout: 30,
-        MessageSystemAttributeNames: ['MessageGroupId'],
+        VisibilityTimeout: COPY_VISIBILITY_SECONDS,
+        MessageSystemAttributeNames: ['MessageGroupId', 'SentTimestamp'],
       }),
     );
-    const messages = received.Messages ?? [];
+    const messages = (received.Messages ?? []).map(withId);
     if (messages.length === 0) break;
-    await sendMessages(sqs, options.targetUrl, messages.map(toRedriven));
-    for (const m of messages) {
-      await sqs.send(
-        new DeleteMessageCommand({ QueueUrl: options.dlqUrl, ReceiptHandle: m.ReceiptHandle ?? '' }),
-      );
+    const old = messages.filter((m) => !sentAfter(m, startedAt));
+    if (old.length === 0) continue;
+    await sendMessages(sqs, options.targetUrl, old.map(toRedriven));
+    for (const m of old) {
+      try {
+        await sqs.send(
+          new DeleteMessageCommand({ QueueUrl: options.dlqUrl, ReceiptHandle: m.ReceiptHandle ?? '' }),
+        );
+        moved.add(m.id);
+        notDeleted.delete(m.id);
+      } catch {
+        if (!moved.has(m.id)) notDeleted.add(m.id);
+      }
     }
-    moved += messages.length;
   }
-  return moved;
+  return { moved: moved.size, notDeleted: notDeleted.size };
 }
 
-function toRedriven(message: Message): { body: string; groupId?: string; deduplicationId?: string } {
+type IdentifiedMessage = Message & { readonly id: string };
+
+/** `message` with the id it is counted by: its MessageId, or its receipt handle without one. */
+function withId(message: Message): IdentifiedMessage {
+  return { ...message, id: message.MessageId ?? message.ReceiptHandle ?? randomUUID() };
+}
+
+/** True when SQS stamps `message` as sent after `startedAt` (ms since the epoch). */
+function sentAfter(message: Message, startedAt: number): boolean {
+  const sent = Number(message.Attributes?.SentTimestamp);
+  return Number.isFinite(sent) && sent > startedAt;
+}
+
+/**
+ * The redriven copy of a DLQ message: its body and FIFO group, and the de-duplication id
+ * `redrive-<DLQ MessageId>`. Not the message's own MessageDeduplicationId (a work message's is
+ * derived from its content, `messageDeduplicationId`): SQS remembers ids for five minutes, so a
+ * work message dead-lettered by the queue's redrive policy and redriven within five minutes of
+ * being sent — or a redrive of the same content sent again — would be dropped, and a redrive is an
+ * explicit request to run the work again. Every dead-lettering makes a new DLQ message with a new
+ * MessageId, so each redrive of it is new; only the same DLQ message copied twice (received again
+ * before its delete, or a redrive run again after a failed delete) shares the id, and SQS keeps it
+ * once.
+ */
+function toRedriven(message: IdentifiedMessage): {
+  body: string;
+  groupId?: string;
+  deduplicationId?: string;
+} {
   const groupId = message.Attributes?.MessageGroupId;
   return {
     body: message.Body ?? '',
-    ...(groupId ? { groupId, deduplicationId: `redrive-${message.MessageId ?? crypto.randomUUID()}` } : {}),
+    ...(groupId ? { groupId, deduplicationId: `redrive-${message.id}` } : {}),
   };
 }
 

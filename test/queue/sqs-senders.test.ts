@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
+import { queueDepth } from '../../lib/queue/queue-depth.ts';
 import { SEND_MESSAGE_MAX_BYTES } from '../../lib/queue/send-messages.ts';
 import { sqsDeadLetterSender, sqsRequeueSender } from '../../lib/queue/sqs-senders.ts';
 
@@ -94,6 +95,23 @@ describe('sqsDeadLetterSender on fauxqs', () => {
     } else {
       expect(letter.body).toBe(body);
     }
+  });
+});
+
+describe('sqsDeadLetterSender keeps every dead-letter (FIFO de-duplication)', () => {
+  let queues: LocalQueues;
+  beforeAll(async () => {
+    queues = await startLocalQueues();
+  });
+  afterAll(async () => queues?.stop());
+
+  it('keeps two dead-letters of identical bodies, in one group and in two', async () => {
+    const sender = sqsDeadLetterSender(queues.sqs, queues.urls.workDlq);
+    await sender.deadLetter('{"v":9}', 'poison message: unknown message version 9', 'pair:g1');
+    await sender.deadLetter('{"v":9}', 'poison message: unknown message version 9', 'pair:g1');
+    await sender.deadLetter('{"v":9}', 'poison message: unknown message version 9', 'pair:g2');
+    await sender.deadLetter('{"v":9}', 'poison message: unknown message version 9');
+    expect((await queueDepth(queues.sqs, queues.urls.workDlq)).now).toBe(4);
   });
 });
 
