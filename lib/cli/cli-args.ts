@@ -3,6 +3,7 @@
  * `--help`, and where output goes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { KubeConnectionError } from '../kube/kube-api-errors.ts';
 
 /** A bad command line; the message is the one line to print. */
 export class UsageError extends Error {
@@ -11,6 +12,13 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * The most nodes a simulated cluster starts with (`everynode sim --nodes`, `everynode run
+ * --sim-nodes`): five times the largest benchmarked cluster (test/bench: 20,000 nodes with 200,000
+ * pods), well within the memory of a 24 GiB machine.
+ */
+export const MAX_SIM_NODES = 100_000;
 
 /** Where a command writes, whether stdout is a terminal, and what stops a long-running command. */
 export interface CliIo {
@@ -34,11 +42,33 @@ export const processIo: CliIo = {
 /** Parsed flags: strings and booleans by name. */
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
+/**
+ * `args` with a negative number after a string option joined to it (`--timeout -5` as
+ * `--timeout=-5`), so that the option's own check refuses the value by name instead of parseArgs
+ * calling the argument ambiguous.
+ */
+function joinNegativeValues(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    const option = arg.startsWith('--') ? options[arg.slice(2)] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-[\d.]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
 /** Parses `args` strictly against `options` (plus --help/-h); throws UsageError with one line. */
 export function parseFlags(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): Flags {
   try {
     const { values } = parseArgs({
-      args: [...args],
+      args: joinNegativeValues(args, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,
@@ -71,6 +101,24 @@ export function integerFlag(
   return n;
 }
 
+/**
+ * `text` as a decimal number (`2`, `0.5`, `1e-1`), or undefined when it is not one: unlike
+ * `Number`, no hexadecimal, binary, octal, blank or Infinity.
+ */
+export function decimalNumber(text: string): number | undefined {
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** `--time-scale` (`text` of it): a decimal number > 0; UsageError otherwise. */
+export function timeScaleOf(text: string): number {
+  const scale = decimalNumber(text);
+  if (scale === undefined || scale <= 0)
+    throw new UsageError(`--time-scale must be a number > 0, got '${text}'`);
+  return scale;
+}
+
 /** The time flag `name` (RFC 3339, e.g. 2026-01-01T10:00:00Z), or undefined; UsageError when unreadable. */
 export function timeFlag(flags: Flags, name: string): Date | undefined {
   const text = stringFlag(flags, name);
@@ -82,20 +130,38 @@ export function timeFlag(flags: Flags, name: string): Date | undefined {
   return time;
 }
 
+/** The first line of `text` that says something (a YAML error goes on with a picture of the file). */
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line !== '') ?? ''
+  );
+}
+
 /**
  * An error and its causes on one line: what was being done, then why — skipping a cause whose text
- * the message already quotes.
+ * the message already quotes. Only the first line of each message is kept.
  */
 export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.cause === undefined) return error.message;
+  if (!(error instanceof Error)) return firstLine(String(error));
+  const message = firstLine(error.message);
+  if (error.cause === undefined) return message;
   const cause = describeError(error.cause);
-  return error.message.includes(cause) ? error.message : `${error.message}: ${cause}`;
+  return message.includes(cause) ? message : `${message}: ${cause}`;
+}
+
+/** True when `error`, or one of its causes, is the cluster not answering (refused, reset, DNS, TLS). */
+export function isUnreachable(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) if (e instanceof KubeConnectionError) return true;
+  return false;
 }
 
 /**
  * Runs a command body with the shared conventions: `--help` prints `usage` (exit 0); a UsageError
- * prints one line and exits 2; any other error prints one line (with its causes) and exits 1.
+ * prints one line and exits 2, as does a cluster that does not answer; any other error prints one
+ * line (with its causes) and exits 1.
  */
 export async function runCommand(
   name: string,
@@ -116,6 +182,6 @@ export async function runCommand(
       return 2;
     }
     io.stderr(`everynode ${name}: ${describeError(error)}\n`);
-    return 1;
+    return isUnreachable(error) ? 2 : 1;
   }
 }

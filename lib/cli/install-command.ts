@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { KubeConnectionError } from '../kube/kube-api-errors.ts';
 import { DEFAULT_MANAGED_KIND, type ManagedKind, parseManagedKind } from '../kube/managed-kind.ts';
 import { PRUNE_SELECTOR, rbacObjects, renderRbacManifest } from '../kube/rbac-manifest.ts';
 import { type CliIo, parseFlags, processIo, runCommand, stringFlag, UsageError } from './cli-args.ts';
@@ -39,6 +40,23 @@ function firstLine(text: string): string {
   );
 }
 
+/** What kubectl says when the API server does not answer (client-go's dial, TLS and DNS errors). */
+const UNREACHABLE =
+  /dial tcp [^;"\n]*|Unable to connect to the server[^;\n]*|The connection to the server \S+ was refused|TLS handshake timeout|no such host/;
+
+/**
+ * kubectl's failure while `doing`, in one line (kubectl's own first line is kept, not the command
+ * line of the failed exec): a KubeConnectionError when the cluster did not answer.
+ */
+function kubectlFailure(doing: string, stderr: string): Error {
+  const unreachable = UNREACHABLE.exec(stderr);
+  if (unreachable)
+    return new KubeConnectionError(
+      `${doing} with kubectl: no answer from the API server (${unreachable[0]})`,
+    );
+  return new Error(`${doing} with kubectl: ${firstLine(stderr)}`);
+}
+
 /** Runs kubectl for one install: its stdout of `args` (with the install's kubeconfig), `input` on its stdin. */
 type Kubectl = (args: readonly string[], doing: string, input?: string) => Promise<string>;
 
@@ -53,12 +71,8 @@ function kubectlFor(io: CliIo, kubeconfig: string | undefined): Kubectl {
         (error, stdout, stderr) => {
           if (!error) return resolve(stdout);
           const failure = error as NodeJS.ErrnoException;
-          if (failure.code === 'ENOENT')
-            reject(new Error(`${doing}: kubectl is not on PATH`, { cause: error }));
-          else
-            reject(
-              new Error(`${doing} with kubectl: ${firstLine(stderr || String(error))}`, { cause: error }),
-            );
+          if (failure.code === 'ENOENT') reject(new Error(`${doing}: kubectl is not on PATH`));
+          else reject(kubectlFailure(doing, stderr || String(error)));
         },
       );
       child.stdin?.end(input ?? '');

@@ -77,10 +77,14 @@ async function main(argv: readonly string[]): Promise<number> {
   return command.run(rest);
 }
 
-main(process.argv.slice(2)).then(
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`everynode: ${describe(error)}\n`);
+    // What a command did not catch itself (its module failed to load): still named by the command.
+    const name =
+      argv[0] !== undefined && Object.hasOwn(commands, argv[0]) ? `everynode ${argv[0]}` : 'everynode';
+    process.stderr.write(`${name}: ${describe(error).split('\n')[0]}\n`);
     process.exit(1);
   },
 );

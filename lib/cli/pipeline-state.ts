@@ -52,7 +52,13 @@ export async function readPipelineState(stateDir: string): Promise<PipelineState
       `no running everynode run found (no ${path}); start one with everynode run, or pass --state-dir`,
     );
   }
-  const parsed = stateSchema.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`reading ${path}: not JSON (${(error as Error).message})`);
+  }
+  const parsed = stateSchema.safeParse(json);
   if (!parsed.success) throw new Error(`reading ${path}: not a pipeline state file`);
   if (!processAlive(parsed.data.pid)) {
     throw new Error(`the everynode run that wrote ${path} (pid ${parsed.data.pid}) is no longer running`);

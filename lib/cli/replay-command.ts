@@ -33,9 +33,18 @@ Re-injects the triggers recorded in a time window (since inclusive, until exclus
   -h, --help           this help
 `;
 
-async function replayLocally(flags: Flags, journal: string, io: CliIo): Promise<number> {
+/** `--since` and `--until`, each when given; UsageError when unreadable or when the window is empty. */
+function windowOf(flags: Flags): { since: Date | undefined; until: Date | undefined } {
   const since = timeFlag(flags, 'since');
   const until = timeFlag(flags, 'until');
+  if (since && until && since.getTime() >= until.getTime()) {
+    throw new UsageError(`--since (${since.toISOString()}) must be before --until (${until.toISOString()})`);
+  }
+  return { since, until };
+}
+
+async function replayLocally(flags: Flags, journal: string, io: CliIo): Promise<number> {
+  const { since, until } = windowOf(flags);
   const state = await readPipelineState(stringFlag(flags, 'state-dir') ?? '.everynode');
   const sqs = localSqsClient(state.sqsEndpoint);
   const replayName = localReplayName(new Date());
@@ -59,8 +68,7 @@ async function replayLocally(flags: Flags, journal: string, io: CliIo): Promise<
 }
 
 async function replayOnAws(flags: Flags, io: CliIo): Promise<number> {
-  const since = timeFlag(flags, 'since');
-  const until = timeFlag(flags, 'until');
+  const { since, until } = windowOf(flags);
   const archive = stringFlag(flags, 'archive-arn');
   const bus = stringFlag(flags, 'event-bus-arn');
   if (!since || !until || !archive || !bus) {

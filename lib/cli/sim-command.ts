@@ -11,6 +11,7 @@ import {
   isAuthorizationMode,
 } from '../sim/auth/authorization-mode.ts';
 import { startSimCluster } from '../sim/start-sim-cluster.ts';
+import { describeError, MAX_SIM_NODES, timeScaleOf, UsageError } from './cli-args.ts';
 import { stopSignal } from './stop-signal.ts';
 
 /** Usage of `everynode sim`. */
@@ -20,7 +21,8 @@ export const SIM_USAGE = `Usage: everynode sim [--port N] [--nodes N] [--kubecon
 Runs a simulated Kubernetes cluster on 127.0.0.1 until interrupted (Ctrl-C).
   --port N          port of the API server (default 0: any free port)
   --nodes N         nodes to start with: 0 = none, up to 6 = the seed nodes (worker-1, worker-ssd,
-                    master-1, cordoned-1, notready-1, gpu-dedicated), more = node-00001… (default 6)
+                    master-1, cordoned-1, notready-1, gpu-dedicated), more = node-00001…, at most
+                    100000 (default 6)
   --kubeconfig PATH where to write the kubeconfig (default: a file in the temp directory)
   --seed N          seed of the fault injector (default 1)
   --time-scale X    multiplies every simulated delay and grace period (default 1)
@@ -35,13 +37,8 @@ Runs a simulated Kubernetes cluster on 127.0.0.1 until interrupted (Ctrl-C).
                     anything, everyone else what Roles, ClusterRoles and their bindings grant)
 `;
 
-/** A bad command line; the message is the one line to print. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+/** A bad command line; the message is the one line to print (the one of every command). */
+export { UsageError };
 
 /** The parsed options of `everynode sim`. */
 export interface SimCommandOptions {
@@ -104,13 +101,10 @@ export function parseSimArgs(args: readonly string[]): SimCommandOptions {
     throw new UsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
   const str = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-  const timeScale = Number(str('time-scale') ?? '1');
-  if (!Number.isFinite(timeScale) || timeScale <= 0) {
-    throw new UsageError(`--time-scale must be a number > 0, got '${str('time-scale')}'`);
-  }
+  const timeScale = timeScaleOf(str('time-scale') ?? '1');
   return {
     port: integer('port', str('port'), 0, 65535),
-    nodes: integer('nodes', str('nodes'), 6),
+    nodes: integer('nodes', str('nodes'), 6, MAX_SIM_NODES),
     kubeconfigPath: str('kubeconfig'),
     seed: integer('seed', str('seed'), 1),
     timeScale,
@@ -153,6 +147,9 @@ export async function runSimCommand(args: readonly string[], io: SimCommandIo = 
   const stop = stopSignal(io.stopSignal);
   try {
     await serveUntil(stop.signal, options, io);
+  } catch (error) {
+    io.stderr(`everynode sim: ${describeError(error)}\n`);
+    return 1;
   } finally {
     stop.dispose();
   }

@@ -45,11 +45,17 @@ export function daemonSetTarget(args: readonly string[]): DaemonSetTarget {
   const [first, ...rest] = args;
   if (first === undefined) throw new KubectlError('required resource not specified');
   if (first.includes('/')) {
-    const pairs = args.map((arg) => {
-      const at = arg.indexOf('/');
-      if (at < 0) throw new KubectlError(MIXED_FORMS);
-      return { kind: kindOf(arg.slice(0, at)), name: arg.slice(at + 1) };
+    // The resource builder's splitResourceTypeName for every argument, before any type is mapped.
+    const split = args.map((arg) => {
+      if (!arg.includes('/')) throw new KubectlError(MIXED_FORMS);
+      const [type = '', name = '', ...more] = arg.split('/');
+      if (more.length > 0)
+        throw new KubectlError('arguments in resource/name form may not have more than one slash');
+      if (type === '' || name === '')
+        throw new KubectlError('arguments in resource/name form must have a single resource and name');
+      return { type, name };
     });
+    const pairs = split.map(({ type, name }) => ({ kind: kindOf(type), name }));
     const kinds = new Set(pairs.map((pair) => pair.kind));
     if (kinds.size > 1)
       throw new KubectlError('everynode.dev/v1 and apps/v1 DaemonSets cannot be mixed in one command');

@@ -51,3 +51,32 @@ export function parseGoDuration(text: string): { ms: number } | { error: string 
   }
   return { ms: sign * total };
 }
+
+/** client-go's words for a `--request-timeout` it cannot read (clientcmd.ParseTimeout). */
+export const INVALID_REQUEST_TIMEOUT =
+  'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)';
+
+/**
+ * `--request-timeout` in milliseconds as client-go's clientcmd.ParseTimeout reads it: a whole
+ * number of seconds (0 or more), else a Go duration; undefined when it is neither. '' is 0 (none).
+ */
+export function parseRequestTimeout(text: string): number | undefined {
+  if (text === '') return 0;
+  if (/^[+-]?\d+$/.test(text) && Number(text) >= 0) return Number(text) * 1000;
+  const parsed = parseGoDuration(text);
+  return 'error' in parsed ? undefined : parsed.ms;
+}
+
+/** `ms` as Go's Duration.String writes it (`5s`, `1.5s`, `1m30s`, `1h0m0s`, `500ms`): client-go's `timeout` parameter. */
+export function goDurationString(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${sign}${Number(abs.toFixed(6))}ms`;
+  const hours = Math.floor(abs / 3_600_000);
+  const minutes = Math.floor((abs % 3_600_000) / 60_000);
+  const seconds = Number(((abs % 60_000) / 1000).toFixed(9));
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}

@@ -19,6 +19,7 @@ const GLOBAL_FLAGS: readonly FlagSpec[] = [
   { name: 'namespace', short: 'n', type: 'string' },
   { name: 'kubeconfig', type: 'string' },
   { name: 'context', type: 'string' },
+  { name: 'request-timeout', type: 'string' },
   { name: 'help', short: 'h', type: 'bool' },
 ];
 
@@ -67,7 +68,8 @@ function chooseSubcommand(args: readonly string[], io: PluginIo): string | numbe
     return help ? 0 : 1;
   }
   if (command !== 'rollout') {
-    io.stderr(`error: unknown command ${JSON.stringify(command)} for "kubectl everynode"\n\n${PLUGIN_USAGE}`);
+    // cobra's legacyArgs on the root command, as `kubectl frobnicate` prints it.
+    io.stderr(`error: unknown command ${JSON.stringify(command)} for "kubectl everynode"\n`);
     return 1;
   }
   if (subcommand === undefined) {
@@ -75,8 +77,10 @@ function chooseSubcommand(args: readonly string[], io: PluginIo): string | numbe
     return help ? 0 : 1;
   }
   if (!ROLLOUT_SUBCOMMANDS.includes(subcommand)) {
+    // kubectl rollout's DefaultSubCommandRun: RequireNoArguments names every argument left.
+    const words = leadingWords(args, GLOBAL_FLAGS, args.length).slice(1);
     io.stderr(
-      `error: unknown command ${JSON.stringify(subcommand)} for "kubectl everynode rollout"\n\n${ROLLOUT_USAGE}`,
+      `error: unknown command ${JSON.stringify(words.join(' '))}\nSee 'kubectl everynode rollout -h' for help and examples\n`,
     );
     return 1;
   }
@@ -105,6 +109,7 @@ export async function kubectlEverynode(args: readonly string[], io: PluginIo): P
       kubeconfig: text('kubeconfig'),
       context: text('context'),
       namespace: text('namespace'),
+      requestTimeout: text('request-timeout'),
     });
     // As kubectl: the kubeconfig is read (Complete) before the arguments are checked (Validate).
     const target = daemonSetTarget(positionals.slice(2));

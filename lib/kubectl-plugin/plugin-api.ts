@@ -10,6 +10,7 @@ import https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { KubeConnection } from '../kube/kube-connection.ts';
 import { type ManagedKind, managedResourceOf } from '../kube/managed-kind.ts';
+import { goDurationString } from './go-duration.ts';
 import { KubectlError } from './kubectl-error.ts';
 
 /** A Kubernetes object as JSON. */
@@ -91,7 +92,14 @@ function connectionError(server: string, error: unknown): KubectlError {
 
 /** The API of one cluster, for the commands. */
 export class PluginApi {
-  constructor(private readonly connection: KubeConnection) {}
+  /**
+   * `requestTimeoutMs` is `--request-timeout` (0: none): as client-go, every request but a watch
+   * carries it as the `timeout` parameter and gives up on its own after it.
+   */
+  constructor(
+    private readonly connection: KubeConnection,
+    private readonly requestTimeoutMs = 0,
+  ) {}
 
   private async open(
     method: string,
@@ -127,7 +135,24 @@ export class PluginApi {
     query: Readonly<Record<string, string>> = {},
     body?: { readonly type: PatchType; readonly text: string },
   ): Promise<KubeObject> {
-    const response = await this.open(method, path, query, body);
+    const timeout = this.requestTimeoutMs;
+    if (timeout <= 0) return this.answer(await this.open(method, path, query, body));
+    const signal = AbortSignal.timeout(timeout);
+    try {
+      const timed = { ...query, timeout: goDurationString(timeout) };
+      return await this.answer(await this.open(method, path, timed, body, signal));
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      // client-go's http.Client with its Timeout, as kubectl prints it (a url.Error).
+      const url = `${this.connection.server.replace(/\/+$/, '')}${path}`;
+      throw new KubectlError(
+        `Unable to connect to the server: ${method === 'GET' ? 'Get' : 'Patch'} "${url}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+        { bare: true, cause: error },
+      );
+    }
+  }
+
+  private async answer(response: IncomingMessage): Promise<KubeObject> {
     const text = await bodyOf(response);
     const code = response.statusCode ?? 0;
     if (code < 200 || code > 299) throw answerError(code, text);

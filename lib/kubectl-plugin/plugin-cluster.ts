@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
+import { INVALID_REQUEST_TIMEOUT, parseRequestTimeout } from './go-duration.ts';
 import { KubectlError } from './kubectl-error.ts';
 import { PluginApi } from './plugin-api.ts';
 
@@ -14,6 +15,8 @@ export interface ClusterFlags {
   readonly kubeconfig?: string | undefined;
   readonly context?: string | undefined;
   readonly namespace?: string | undefined;
+  /** `--request-timeout`, as written. */
+  readonly requestTimeout?: string | undefined;
 }
 
 /** The API to talk to and the namespace to act in. */
@@ -37,12 +40,21 @@ export function pluginCluster(flags: Readonly<ClusterFlags>): PluginCluster {
     });
   }
   if (flags.context !== undefined) {
+    // kubectl first asks the kubeconfig for the namespace unless -n gave it: clientcmd's
+    // ConfirmUsable then fails, a configuration error; with -n, building the client config does.
     if (!kc.getContextObject(flags.context)) {
-      throw new KubectlError(`context ${JSON.stringify(flags.context)} does not exist`);
+      if (flags.namespace) throw new KubectlError(`context ${JSON.stringify(flags.context)} does not exist`);
+      throw new KubectlError(
+        `Error in configuration: context was not found for specified context: ${flags.context}`,
+        { bare: true },
+      );
     }
     kc.setCurrentContext(flags.context);
   }
+  // clientcmd reads the timeout after it has confirmed the context (DirectClientConfig.ClientConfig).
+  const timeoutMs = parseRequestTimeout(flags.requestTimeout ?? '');
+  if (timeoutMs === undefined) throw new KubectlError(INVALID_REQUEST_TIMEOUT);
   const contextNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
   const namespace = flags.namespace || contextNamespace || 'default';
-  return { api: new PluginApi(connectionFromKubeConfig(kc)), namespace };
+  return { api: new PluginApi(connectionFromKubeConfig(kc), timeoutMs), namespace };
 }

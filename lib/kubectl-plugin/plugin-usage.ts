@@ -8,6 +8,8 @@ const GLOBAL_FLAGS = `Global flags:
       --context NAME         the kubeconfig context to use
       --kubeconfig PATH      the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)
   -n, --namespace NAME       the namespace (default: the context's, else default)
+      --request-timeout=0    how long one request may take (seconds, or a duration like 1s, 2m;
+                             0: no limit)
   -h, --help                 this help
 `;
 

@@ -100,7 +100,7 @@ describe('bad values and unreachable things: one clear line, non-zero exit', () 
       name: 'run on an unreachable cluster',
       run: runRunCommand,
       args: ['--kubeconfig', unreachable, '--state-dir', none],
-      code: 1,
+      code: 2,
       line: /no answer from the API server/,
     },
     {

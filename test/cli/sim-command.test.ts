@@ -137,7 +137,7 @@ describe('runSimCommand', () => {
     });
     expect(code).toBe(2);
     expect(err).toEqual([
-      "everynode sim: --nodes must be an integer from 0 to 9007199254740991, got 'many' (see everynode sim --help)\n",
+      "everynode sim: --nodes must be an integer from 0 to 100000, got 'many' (see everynode sim --help)\n",
     ]);
   });
 });
