@@ -20,8 +20,8 @@ export function mulberry32(seed: number): () => number {
 
 /** An error rate for one verb (or '*' for all). */
 export interface ErrorRate {
-  /** 429, 500 or 503. */
-  status: 429 | 500 | 503;
+  /** 429, 500 or 503; or 401, what kube-apiserver answers a token it no longer accepts. */
+  status: 401 | 429 | 500 | 503;
   /** Probability in [0, 1] that a request fails. */
   rate: number;
   /** Retry-After seconds for 429 and 503; default 1. */
@@ -175,6 +175,8 @@ function tooManyRequests(retryAfterSeconds: number): SimApiError {
 function injectedError(errorRate: Readonly<ErrorRate>): { error: SimApiError; retryAfterSeconds?: number } {
   const retryAfterSeconds = errorRate.retryAfterSeconds ?? 1;
   if (errorRate.status === 429) return { error: tooManyRequests(retryAfterSeconds), retryAfterSeconds };
+  // The authentication filter's answer (apiserver/pkg/endpoints/handlers/responsewriters Unauthorized).
+  if (errorRate.status === 401) return { error: new SimApiError(401, 'Unauthorized', 'Unauthorized') };
   if (errorRate.status === 503) {
     const error = new SimApiError(
       503,

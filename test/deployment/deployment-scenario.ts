@@ -176,7 +176,18 @@ export async function keepsAFailedRecordForRedelivery(
       daemonSet: { namespace: 'kiada', name: 'demo', uid: demo.metadata.uid },
       node: { name: node },
     });
+  // The API server fails the create (an outage, requeued for as long as it lasts), and the ingress
+  // queue is down for the reconcile function too: the requeue cannot be sent, so the record must
+  // stay in the work queue for redelivery.
   world.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
+  const ingress = world.queueUrl('ingress');
+  const endOutage = world.gateway.outage(
+    (call) =>
+      call.principal.type === 'role' &&
+      call.principal.roleArn.includes('Reconcile') &&
+      call.operation.startsWith('SendMessage') &&
+      call.input.QueueUrl === ingress,
+  );
   try {
     await world.operator.sqs.send(
       new SendMessageBatchCommand({
@@ -209,6 +220,7 @@ export async function keepsAFailedRecordForRedelivery(
     if (!world.queueBodies('work').includes(held))
       throw new Error('the failed record was deleted with its batch: its work is lost');
   } finally {
+    endOutage();
     world.sim.faults.setErrorRate('create', { status: 500, rate: 0 });
   }
 }

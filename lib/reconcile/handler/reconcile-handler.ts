@@ -82,6 +82,7 @@ function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {
       return;
     case 'retried':
       metrics.addMetric('RetriedAfterFailure', MetricUnit.Count, 1);
+      if (outcome.transient) metrics.addMetric('RetriedTransient', MetricUnit.Count, 1);
       metrics.addMetric('Requeues', MetricUnit.Count, 1);
       return;
   }
@@ -160,8 +161,9 @@ function recordHandlerFor(
     // parsing here only covers a record the plan never saw.
     const parsed = plan.records.get(record.messageId) ?? parseRecord(record);
     const outcome = await reconcileRecord(deps, parsed, plan).catch((error: unknown) => {
-      // Retryable: SQS redelivers the record (and the rest of its FIFO group) after the
-      // visibility timeout; say why, since the batch response only names the records.
+      // Its requeue (or dead letter) could not be sent: SQS redelivers the record (and the rest of
+      // its FIFO group) after the visibility timeout; say why, since the batch response only names
+      // the records.
       logger.warn('reconciling a record failed; it will be redelivered', {
         messageId: record.messageId,
         groupId: record.attributes.MessageGroupId,
@@ -173,7 +175,10 @@ function recordHandlerFor(
     if (outcome.type === 'retried')
       logger.warn('reconciling a record failed; retrying it with backoff', {
         messageId: record.messageId,
+        groupId: record.attributes.MessageGroupId,
         afterSeconds: outcome.afterSeconds,
+        transient: outcome.transient,
+        failures: outcome.failures,
         error: outcome.error,
       });
     if (outcome.type === 'reconciled')

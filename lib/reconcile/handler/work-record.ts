@@ -4,8 +4,6 @@
  * (docs/design.md, 13. Failures: retries, backoff and the DLQ).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { isRetryable } from '../../errors/everynode-error.ts';
-import { TooManyRequestsError } from '../../kube/kube-api-errors.ts';
 import { isNamespaceGone } from '../../kube/namespace-gone.ts';
 import { messageGroupId } from '../../messages/message-group-id.ts';
 import type { ParseResult } from '../../messages/parse-json-object.ts';
@@ -16,6 +14,7 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import type { StepReport } from '../effects/step-report.ts';
 import { reconcileMessage } from './message-step.ts';
 import { withBatchNodeFacts } from './node-message-batch.ts';
+import { classifyFailure, transientBackoffSeconds } from './transient-failure.ts';
 
 /** How a record ended; every outcome but a thrown error reports the record as processed. */
 export type RecordOutcome =
@@ -29,16 +28,43 @@ export type RecordOutcome =
   /** A write was refused because the namespace is terminating or gone: nothing is left to do. */
   | { readonly type: 'namespace-gone' }
   | { readonly type: 'dead-lettered'; readonly reason: string }
-  | { readonly type: 'throttled'; readonly retryAfterSeconds: number }
-  | { readonly type: 'retried'; readonly afterSeconds: number; readonly error: string };
+  | { readonly type: 'throttled'; readonly retryAfterSeconds: number; readonly failures: number }
+  /**
+   * Sent back with backoff after a failure: `transient` (the API server unreachable, a 5xx, a
+   * timeout) for as long as it takes, else at most {@link MAX_FAILURE_REQUEUES} times. `failures`
+   * counts the failures in a row, this one included.
+   */
+  | {
+      readonly type: 'retried';
+      readonly afterSeconds: number;
+      readonly error: string;
+      readonly transient: boolean;
+      readonly failures: number;
+    };
 
 /**
- * Times a message is sent back through the delayed path after a retryable failure (1, 2, 4, 8 s
- * apart) before a failure is left to SQS: redelivery after the visibility timeout and, past the
- * queue's maxReceiveCount, the DLQ. Redelivery holds the whole FIFO group — every later step of a
- * DaemonSet — for the visibility timeout; a requeue holds nothing.
+ * Times a message is sent back through the delayed path (1, 2, 4, 8 s apart) after a failure that
+ * is retryable but not transient — a Conflict, an unexpected exception — before it goes to the DLQ
+ * with its reason. Transient failures (the API server unreachable or overloaded) are sent back
+ * without limit (see `transient-failure.ts`). Nothing is left to SQS's redelivery but a requeue that
+ * could not be sent: redelivery holds the whole FIFO group — every later step of a DaemonSet — for
+ * the visibility timeout, and past the queue's maxReceiveCount moves the message to the DLQ with
+ * no reason.
  */
 export const MAX_FAILURE_REQUEUES = 4;
+
+/**
+ * The prefix of a requeue cause's reason after a transient failure. Transient and other failures
+ * share the cause's one `failures` count (which grows the backoff); the prefix tells which kind the
+ * last one was, so an outage's requeues do not count towards {@link MAX_FAILURE_REQUEUES}.
+ */
+const TRANSIENT_REASON = 'unavailable: ';
+
+/** The prefix of a requeue cause's reason after a retryable, not transient, failure. */
+const FAILED_REASON = 'failed: ';
+
+/** The reason of a requeue after a 429 (its own prefix: a throttle is transient too). */
+const THROTTLED_REASON = 'API server answered 429';
 
 /**
  * What one target of work is: its FIFO group (the pair, the DaemonSet or the node) and the
@@ -140,12 +166,14 @@ export function messageToRun(
  * Handles one record, its body parsed once by {@link planBatch}: a body that is not a valid work
  * message, or work that can never succeed (a terminal error such as 422 Invalid), goes to the DLQ
  * at once with its reason; a later record of a key already run in this batch is skipped; a replay
- * or redelivery runs without its hints ({@link messageToRun}); a 429 sends the message back through
- * the delayed path after Retry-After, hints kept, and counts as processed, so throttling never
- * burns a receive.
- * Another retryable error sends it back with backoff ({@link MAX_FAILURE_REQUEUES} times), then is
- * thrown: the batch processor reports the record as failed, SQS redelivers it, and the queue's
- * redrive policy moves it to the DLQ after maxReceiveCount.
+ * or redelivery runs without its hints ({@link messageToRun}). A failure is classified by
+ * `classifyFailure` (docs/design.md, 13. Failures: retries, backoff and the DLQ): a transient one —
+ * the API server unreachable, a 5xx, a timeout, a 429 — sends the message back through the delayed
+ * path with a growing delay (a 429 after its Retry-After, hints kept) for as long as it fails, and
+ * counts the record as processed, so an outage never burns a receive nor reaches the DLQ; another
+ * retryable error is sent back with backoff {@link MAX_FAILURE_REQUEUES} times, then dead-lettered
+ * with its reason. Only a requeue or dead letter that cannot be sent (the queue unavailable too)
+ * rejects: the batch processor reports the record as failed and SQS redelivers it.
  */
 export async function reconcileRecord(
   deps: ReconcileDeps,
@@ -168,26 +196,109 @@ export async function reconcileRecord(
     const report = await reconcileMessage(deps, message, plan.receivedAt, sentAt);
     return { type: 'reconciled', kind: message.kind, report, millis: performance.now() - started };
   } catch (error) {
-    if (error instanceof TooManyRequestsError) {
-      const retryAfterSeconds = Math.max(1, error.retryAfterSeconds);
-      const again = withRequeueCause(message, 'API server answered 429', deps.clock());
-      await deps.ports.requeue.requeue(withHintsOf(again, message), retryAfterSeconds);
-      return { type: 'throttled', retryAfterSeconds };
-    }
     if (isNamespaceGone(error)) {
       deps.ports.logger.debug('namespace torn down; the work is done', { error: messageOf(error) });
       return { type: 'namespace-gone' };
     }
-    if (!isRetryable(error))
-      return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
-    const failures = failuresOf(message);
-    if (failures >= MAX_FAILURE_REQUEUES) throw error;
-    const afterSeconds = 2 ** failures;
-    await deps.ports.requeue.requeue(
-      withRequeueCause(message, `failed: ${messageOf(error)}`, deps.clock(), true),
+    return afterFailure(deps, record, message, error);
+  }
+}
+
+/** What becomes of `message` whose step threw `error` (see {@link reconcileRecord}). */
+async function afterFailure(
+  deps: ReconcileDeps,
+  record: Readonly<SQSRecord>,
+  message: WorkMessage,
+  error: unknown,
+): Promise<RecordOutcome> {
+  const groupId = record.attributes.MessageGroupId;
+  const failure = classifyFailure(error);
+  if (failure.type === 'permanent')
+    return deadLetter(deps, record, `can never succeed: ${messageOf(error)}`, groupId);
+  const failures = failuresOf(message);
+  if (failure.type === 'transient') {
+    if (failure.retryAfterSeconds !== undefined) {
+      const retryAfterSeconds = failure.retryAfterSeconds;
+      const again = withFailureCause(message, THROTTLED_REASON, deps.clock(), failures + 1);
+      await requeueOrFail(deps, withHintsOf(again, message), retryAfterSeconds, error);
+      return { type: 'throttled', retryAfterSeconds, failures: failures + 1 };
+    }
+    const afterSeconds = transientBackoffSeconds(failures);
+    const reason = `${TRANSIENT_REASON}${messageOf(error)}`;
+    await requeueOrFail(
+      deps,
+      withFailureCause(message, reason, deps.clock(), failures + 1),
       afterSeconds,
+      error,
     );
-    return { type: 'retried', afterSeconds, error: messageOf(error) };
+    return {
+      type: 'retried',
+      afterSeconds,
+      error: messageOf(error),
+      transient: true,
+      failures: failures + 1,
+    };
+  }
+  // Only the failures of this kind in a row count towards the limit: a Conflict after an outage is
+  // a first failure, though the outage's requeues grew the backoff.
+  const previous = isFailedCause(message) ? failures : 0;
+  if (previous >= MAX_FAILURE_REQUEUES)
+    return deadLetter(
+      deps,
+      record,
+      `failed ${previous + 1} times in a row, the last: ${messageOf(error)}`,
+      groupId,
+    );
+  const afterSeconds = 2 ** previous;
+  const reason = `${FAILED_REASON}${messageOf(error)}`;
+  await requeueOrFail(
+    deps,
+    withFailureCause(message, reason, deps.clock(), previous + 1),
+    afterSeconds,
+    error,
+  );
+  return { type: 'retried', afterSeconds, error: messageOf(error), transient: false, failures: previous + 1 };
+}
+
+/** True when `message` was last sent back after a retryable failure that was not transient. */
+function isFailedCause(message: Readonly<WorkMessage>): boolean {
+  return message.cause.type === 'requeue' && message.cause.reason.startsWith(FAILED_REASON);
+}
+
+/**
+ * `message` sent again after a failure, for `reason`, with `failures` failures in a row (see
+ * withRequeueCause; the count is set here, since a transient failure and another one share it).
+ */
+function withFailureCause(
+  message: Readonly<WorkMessage>,
+  reason: string,
+  now: Date,
+  failures: number,
+): WorkMessage {
+  const again = withRequeueCause(message, reason, now);
+  if (again.cause.type !== 'requeue') return again;
+  return { ...again, cause: { ...again.cause, failures } };
+}
+
+/**
+ * Sends `message` back through the delayed path after `afterSeconds`; when that send fails too (the
+ * ingress queue unavailable), rejects with the step's `error`, so the record is reported failed and
+ * SQS redelivers it: the work is never lost, only then left to the receive count.
+ */
+async function requeueOrFail(
+  deps: ReconcileDeps,
+  message: WorkMessage,
+  afterSeconds: number,
+  error: unknown,
+): Promise<void> {
+  try {
+    await deps.ports.requeue.requeue(message, afterSeconds);
+  } catch (sendError) {
+    deps.ports.logger.warn('sending a failed message back failed; SQS redelivers it', {
+      error: messageOf(error),
+      sendError: messageOf(sendError),
+    });
+    throw error;
   }
 }
 

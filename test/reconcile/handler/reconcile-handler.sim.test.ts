@@ -3,6 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatWorkMessage, type WorkMessage } from '../../../lib/messages/work-message.ts';
 import { sendMessages } from '../../../lib/queue/send-messages.ts';
+import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
 import { recordsByGroup } from '../../../lib/reconcile/handler/reconcile-handler.ts';
 import { MAX_FAILURE_REQUEUES } from '../../../lib/reconcile/handler/work-record.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
@@ -184,8 +185,16 @@ describe('the reconcile handler', () => {
     expect(await deadLetters(harness)).toEqual([]);
   });
 
-  it(`reports a failure for redelivery once it was sent back ${MAX_FAILURE_REQUEUES} times, skipping the rest of its group only`, async () => {
+  it('reports a failure for redelivery when its requeue cannot be sent, skipping the rest of its group only', async () => {
     harness.sim.faults.setErrorRate('create', { status: 500, rate: 1 });
+    // The ingress queue is down too: the outage's requeue fails, so SQS must redeliver the record.
+    const ports = harness.deps.ports as { requeue: ReconcileDeps['ports']['requeue'] };
+    const requeue = ports.requeue;
+    ports.requeue = {
+      requeue: async () => {
+        throw new Error('ingress queue unavailable');
+      },
+    };
     const at = Date.now();
     const spent = (message: WorkMessage): WorkMessage => ({
       ...message,
@@ -204,6 +213,7 @@ describe('the reconcile handler', () => {
     );
     const event = await harness.takeRecords(3);
     const response = await harness.handler(event, lambdaContext());
+    ports.requeue = requeue;
     harness.sim.faults.setErrorRate('create', { status: 500, rate: 0 });
     const ids = event.Records.map((r) => ({ id: r.messageId, group: r.attributes.MessageGroupId }));
     const failed = response.batchItemFailures.map((f) => f.itemIdentifier);

@@ -97,6 +97,11 @@ export interface AwsGateway {
    * answered as a 500 InternalFailure: a test can assert there are none.
    */
   readonly failures: readonly Error[];
+  /**
+   * Starts an outage of the calls `matches` picks: each is answered 503 ServiceUnavailable, as AWS
+   * answers a service that is down, until the returned function ends it.
+   */
+  outage(matches: (call: Readonly<GatewayCall>) => boolean): () => void;
   /** Temporary credentials (ASIA…) of a session of a template role. */
   issueRoleCredentials(roleArn: string, sessionName: string): IssuedCredentials;
   /** Adds an IAM user with `policy` and answers its long-term key (AKIA…). */
@@ -160,6 +165,7 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
   const credentials = new Map<string, SigningCredential & { readonly principal: AwsPrincipal }>();
   const calls: AuthorizedCall[] = [];
   const failures: Error[] = [];
+  const outages = new Set<(call: Readonly<GatewayCall>) => boolean>();
   let services: Record<string, AwsService> = {};
   let authorize: Authorize = async () => {
     throw new Error('the gateway is not started');
@@ -217,6 +223,8 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
       });
       if (!decision.allowed) throw accessDeniedError(protocol, decision.message);
     }
+    if ([...outages].some((matches) => matches(call)))
+      throw new AwsServiceError('ServiceUnavailable', 'Service is unavailable, try again later.', 503);
     return service.handle(call);
   }
 
@@ -312,6 +320,10 @@ export async function startAwsGateway(options: Readonly<AwsGatewayOptions>): Pro
       return issued;
     },
     failures,
+    outage(matches) {
+      outages.add(matches);
+      return () => outages.delete(matches);
+    },
     stop,
   };
 }
