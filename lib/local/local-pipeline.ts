@@ -18,6 +18,7 @@ import { LocalCounters } from './local-pipeline-metrics.ts';
 import type { LocalPipelineOptions } from './local-pipeline-options.ts';
 import { type QueueDepths, queueDepths } from './local-pipeline-queues.ts';
 import { RelaySupervisor } from './local-pipeline-relay.ts';
+import { startupResyncEvent } from './local-pipeline-resync.ts';
 
 /** A running local pipeline. */
 export interface LocalPipeline {
@@ -62,7 +63,13 @@ function startEventSources(
   ];
 }
 
-/** Starts the queues, the reconcile and router event sources, then the relay. */
+/**
+ * Starts the queues, the reconcile and router event sources, then the relay, and publishes the
+ * start-up resync (`local-pipeline-resync.ts`): every start, with or without a relay checkpoint,
+ * since the queues start empty. It resolves once the resync is journalled and on the ingress queue,
+ * so whatever reports the pipeline running (`everynode run`'s state file and hints) comes after it;
+ * a run killed before the router took it leaves the resync to the next start.
+ */
 export async function startLocalPipeline(options: Readonly<LocalPipelineOptions>): Promise<LocalPipeline> {
   const queues = await startLocalQueues({
     maxReceiveCount: options.maxReceiveCount ?? 5,
@@ -76,6 +83,7 @@ export async function startLocalPipeline(options: Readonly<LocalPipelineOptions>
     journal: new Journal(journalPath),
   });
   let sources: SqsEventSource[] = [];
+  let supervisor: RelaySupervisor | undefined;
   try {
     const parts = localComponents(options, queues, counters);
     sources = startEventSources(options, queues, parts);
@@ -90,6 +98,7 @@ export async function startLocalPipeline(options: Readonly<LocalPipelineOptions>
       },
       parts.log('relay'),
     );
+    supervisor = relay;
     const pipeline: LocalPipeline = {
       queues,
       bus,
@@ -109,8 +118,13 @@ export async function startLocalPipeline(options: Readonly<LocalPipelineOptions>
       },
     };
     if (options.startRelay !== false) await pipeline.startRelay();
+    // After the relay's first LISTs: any change after them comes as a watch event, and the resync's
+    // steps read the cluster afresh for everything before (a restart of the relay alone, later,
+    // needs none: the queues and what they delay survive it).
+    await bus.publish([startupResyncEvent(new Date())]);
     return pipeline;
   } catch (error) {
+    await supervisor?.stop().catch(() => undefined);
     await Promise.all(sources.map((s) => s.stop()));
     await queues.stop();
     throw error;
