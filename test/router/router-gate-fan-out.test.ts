@@ -5,9 +5,11 @@
  * the real client, read off the real FIFO work queue.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_READINESS_ANNOTATION } from '../../lib/core/node-gates/gate-declaration.ts';
 import { messageDeduplicationId } from '../../lib/messages/message-deduplication-id.ts';
 import { RESYNC_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import { routeIngressMessage } from '../../lib/router/router.ts';
+import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import {
   describeWork,
   envelope,
@@ -149,5 +151,40 @@ describe('router: gate changes fan out to every node', () => {
     const later = { ...JSON.parse(resync({})), time: new Date(Date.now() + 60_000).toISOString() };
     await routeIngressMessage(JSON.stringify(later), world.deps);
     expect((await world.drainWork()).map((r) => describeWork(r.message)).sort()).toEqual(daemonSets);
+  });
+
+  it('the start-up resync (a gate change naming no key): every node only while some DaemonSet gates', async () => {
+    const startup = (at: number) =>
+      JSON.stringify({
+        ...JSON.parse(
+          envelope('everynode.relay', RESYNC_DETAIL_TYPE, {
+            v: 1,
+            reason: 'everynode run started',
+            gateChange: { keys: [] },
+          }),
+        ),
+        time: new Date(at).toISOString(),
+      });
+    const daemonSets = ['daemonset:kiada/demo', 'daemonset:kube-system/fluentd'];
+    // No DaemonSet declares a gate: no node waits on one, so no node step (three reads each).
+    await routeIngressMessage(startup(Date.now() + 120_000), world.deps);
+    expect((await world.drainWork()).map((r) => describeWork(r.message)).sort()).toEqual(daemonSets);
+    const fluentdNow = world.sim.store.get('apps/daemonsets', 'kube-system', 'fluentd') as KubeObject;
+    const annotations = { ...fluentdNow.metadata.annotations, [NODE_READINESS_ANNOTATION]: 'BootstrapOnly' };
+    world.sim.store.update('apps/daemonsets', {
+      ...fluentdNow,
+      metadata: { ...fluentdNow.metadata, annotations },
+    });
+    try {
+      await routeIngressMessage(startup(Date.now() + 180_000), world.deps);
+      const work = (await world.drainWork()).map((r) => describeWork(r.message)).sort();
+      expect(work).toEqual([...daemonSets, ...everyNode].sort());
+    } finally {
+      const gated = world.sim.store.get('apps/daemonsets', 'kube-system', 'fluentd') as KubeObject;
+      world.sim.store.update('apps/daemonsets', {
+        ...gated,
+        metadata: { ...gated.metadata, annotations: fluentdNow.metadata.annotations ?? {} },
+      });
+    }
   });
 });
