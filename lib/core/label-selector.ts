@@ -71,11 +71,14 @@ export function labelSelectorViolations(
   return violations;
 }
 
-/** The violations of one label `key: value` of a label map at JSON path `field` (upstream ValidateLabels). */
+/**
+ * The violations of one label `key: value` of a label map at JSON path `field` (upstream
+ * ValidateLabels: key and value errors are both reported at the map's path, not the key's).
+ */
 export function labelViolations(key: string, value: string, field: string): FieldViolation[] {
   return [
     ...qualifiedNameErrors(key).map((message) => invalid(field, key, message)),
-    ...labelValueErrors(value).map((message) => invalid(`${field}[${key}]`, value, message)),
+    ...labelValueErrors(value).map((message) => invalid(field, value, message)),
   ];
 }
 

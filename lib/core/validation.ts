@@ -26,8 +26,9 @@ export type { FieldViolation, FieldViolationType } from './field-violation.ts';
  * Every violation of `ds` (after apps/v1 defaulting, as the API server validates defaulted
  * objects), or of the update from `old` when given; empty when valid. Checks: name (DNS-1123
  * subdomain) and namespace present, labels; selector present, valid, non-empty and matching the
- * template labels; template (containers with unique DNS-1123 names and images, restartPolicy
- * Always, no activeDeadlineSeconds); updateStrategy; minReadySeconds and revisionHistoryLimit ≥ 0;
+ * template labels; template (what a pod create would refuse: labels, annotations, volumes,
+ * containers with unique DNS-1123 names and images, tolerations; and restartPolicy Always, no
+ * activeDeadlineSeconds); updateStrategy; minReadySeconds and revisionHistoryLimit ≥ 0;
  * extension fields and the node readiness gate (an invalid gate makes the DaemonSet invalid, so it
  * gets the invalid-spec condition and Warning event and taints no node); on update, an unchanged
  * selector, name and namespace.

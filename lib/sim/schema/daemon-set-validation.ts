@@ -1,11 +1,38 @@
 /**
  * DaemonSet validation (apps/v1 and everynode.dev/v1) through lib/core's validateDaemonSet, its
- * violations worded as apimachinery field errors so 422 answers read like the real server's.
+ * violations worded as apimachinery field errors so 422 answers read like the real server's. The
+ * everynode.dev/v1 CRD keeps the pod template loosely (x-kubernetes-preserve-unknown-fields), so
+ * the template rules a real server only checks on core types (tolerations, volumes, annotations)
+ * are not enforced on it: everynode reports them as an invalid spec instead.
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { type FieldViolation, validateDaemonSet } from '../../core/validation.ts';
 import type { FieldError } from './api-error.ts';
+import type { ResourceKey } from './resources.ts';
 import type { KubeObject } from './store-types.ts';
+
+/** Template fields the everynode.dev/v1 CRD's schema leaves unchecked. */
+const LOOSE_IN_CRD = [
+  'spec.template.spec.tolerations',
+  'spec.template.spec.volumes',
+  'spec.template.metadata.annotations',
+];
+
+/** Whether `field` is `prefix` or inside it. */
+function within(field: string, prefix: string): boolean {
+  return field === prefix || field.startsWith(`${prefix}.`) || field.startsWith(`${prefix}[`);
+}
+
+/** A Go string literal, as %q and %#v print one. */
+function goQuote(value: unknown): string {
+  return JSON.stringify(typeof value === 'string' ? value : '');
+}
+
+/** A toleration as `%#v` prints the internal core.Toleration (a set pointer's address is made up). */
+function goToleration(t: Readonly<Record<string, unknown>>): string {
+  const seconds = typeof t.tolerationSeconds === 'number' ? '(*int64)(0xc000000000)' : '(*int64)(nil)';
+  return `core.Toleration{Key:${goQuote(t.key)}, Operator:${goQuote(t.operator)}, Value:${goQuote(t.value)}, Effect:${goQuote(t.effect)}, TolerationSeconds:${seconds}}`;
+}
 
 /** How upstream prints a value inside an error message. */
 function show(value: unknown): string {
@@ -22,6 +49,13 @@ function messageOf(v: Readonly<FieldViolation>): string {
         ? 'Required value'
         : `Required value: ${v.message}`;
     case 'FieldValueInvalid':
+      if (
+        /\.tolerations\[\d+\]\.operator$/.test(v.field) &&
+        typeof v.value === 'object' &&
+        v.value !== null
+      ) {
+        return `Invalid value: ${goToleration(v.value as Record<string, unknown>)}: ${v.message}`;
+      }
       return `Invalid value: ${show(v.value)}: ${v.message}`;
     case 'FieldValueNotSupported':
       return `Unsupported value: ${show(v.value)}: ${v.message}`;
@@ -35,10 +69,11 @@ function messageOf(v: Readonly<FieldViolation>): string {
 }
 
 /**
- * The errors of a DaemonSet (and of its update when `old` is given). Metadata is left to the
- * store's own ObjectMeta validation, which knows each resource's name rule.
+ * The errors of a DaemonSet of resource `key` (and of its update when `old` is given). Metadata is
+ * left to the store's own ObjectMeta validation, which knows each resource's name rule.
  */
 export function daemonSetErrors(
+  key: ResourceKey,
   obj: Readonly<KubeObject>,
   old: Readonly<KubeObject> | undefined,
 ): FieldError[] {
@@ -48,5 +83,6 @@ export function daemonSetErrors(
   );
   return violations
     .filter((v) => !v.field.startsWith('metadata.'))
+    .filter((v) => key !== 'everynode.dev/daemonsets' || !LOOSE_IN_CRD.some((f) => within(v.field, f)))
     .map((v) => ({ type: v.type, field: v.field, message: messageOf(v) }));
 }

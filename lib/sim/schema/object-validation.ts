@@ -60,7 +60,7 @@ function specErrors(key: ResourceKey, obj: Readonly<KubeObject>): FieldError[] {
       return nodeErrors(obj);
     case 'apps/daemonsets':
     case 'everynode.dev/daemonsets':
-      return daemonSetErrors(obj, undefined);
+      return daemonSetErrors(key, obj, undefined);
     case 'apps/controllerrevisions':
       return controllerRevisionErrors(obj);
     default:
@@ -79,7 +79,7 @@ function specUpdateErrors(
       return validatePodUpdate(obj.spec, old.spec);
     case 'apps/daemonsets':
     case 'everynode.dev/daemonsets':
-      return daemonSetErrors(obj, old);
+      return daemonSetErrors(key, obj, old);
     case 'apps/controllerrevisions':
       return [
         ...controllerRevisionErrors(obj),

@@ -94,4 +94,26 @@ describe.skipIf(!kubectlBinary)('kubectl 1.33 against server-side field validati
     const accepted = await kubectl(['apply', '-f', '-'], manifest('eds-ok', typo, 'everynode.dev/v1'));
     expect(accepted).toMatchObject({ code: 0, stderr: '' });
   });
+
+  it('an apps/v1 DaemonSet whose template tolerations a pod create would refuse gets 422 Invalid', async () => {
+    const tolerations =
+      '      tolerations:\n      - {key: k, operator: Exists, value: v, effect: NoSchedule}\n';
+    const refused = await kubectl(['apply', '-f', '-'], manifest('bad-tolerations', tolerations));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      'The DaemonSet "bad-tolerations" is invalid: spec.template.spec.tolerations[0].operator: Invalid value: core.Toleration{Key:"k", Operator:"Exists", Value:"v", Effect:"NoSchedule", TolerationSeconds:(*int64)(nil)}: value must be empty when `operator` is \'Exists\'',
+    );
+    const unsupported = '      tolerations:\n      - {key: k, operator: In, effect: Never}\n';
+    const refusedToo = await kubectl(['apply', '-f', '-'], manifest('odd-tolerations', unsupported));
+    expect(refusedToo.code).toBe(1);
+    expect(refusedToo.stderr.trim()).toBe(
+      'The DaemonSet "odd-tolerations" is invalid: \n* spec.template.spec.tolerations[0].operator: Unsupported value: "In": supported values: "Equal", "Exists"\n* spec.template.spec.tolerations[0].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+    );
+    // The everynode.dev/v1 CRD keeps the template loosely: the same template is stored.
+    const stored = await kubectl(
+      ['apply', '-f', '-'],
+      manifest('eds-tolerations', tolerations, 'everynode.dev/v1'),
+    );
+    expect(stored).toMatchObject({ code: 0, stderr: '' });
+  });
 });

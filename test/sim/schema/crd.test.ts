@@ -63,6 +63,34 @@ describe('the everynode CRD manifest', () => {
     ).toEqual(['matchLabels', 'matchExpressions']);
   });
 
+  it('makes the selector immutable with a transition rule, as apps/v1 does, and the simulator keeps refusing a change', () => {
+    const schema = everynodeCrdVersion().schema?.openAPIV3Schema as Schema;
+    expect(at(schema, 'spec', 'selector')?.['x-kubernetes-validations']).toEqual([
+      { rule: 'self == oldSelf', message: 'field is immutable' },
+    ]);
+    const store = new ClusterStore();
+    const ds = {
+      apiVersion: 'everynode.dev/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: {
+          metadata: { labels: { app: 'agent', tier: 'node' } },
+          spec: { containers: [{ name: 'main', image: 'busybox' }] },
+        },
+      },
+    };
+    const stored = store.create('everynode.dev/daemonsets', ds);
+    const changed = {
+      ...stored,
+      spec: { ...ds.spec, selector: { matchLabels: { app: 'agent', tier: 'node' } } },
+    };
+    expect(() => store.update('everynode.dev/daemonsets', changed)).toThrow(
+      /spec\.selector: .*field is immutable/,
+    );
+  });
+
   it('declares the node readiness gate: a required mode of two values, NoSchedule only, a timeout of at least 1', () => {
     const schema = everynodeCrdVersion().schema?.openAPIV3Schema as Schema;
     const gate = at(schema, 'spec', 'nodeReadiness');
