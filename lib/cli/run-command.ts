@@ -6,6 +6,7 @@ import { rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type ManagedKind, parseManagedKind } from '../kube/managed-kind.ts';
 import { type LocalPipeline, startLocalPipeline } from '../local/local-pipeline.ts';
+import { previousJournalPath } from '../queue/journal.ts';
 import {
   type CliIo,
   type Flags,
@@ -51,7 +52,9 @@ cluster with the six seed nodes and applies the seed DaemonSets fluentd-elastics
                            is queued; exit 1 after --timeout
   --timeout SECONDS        with --exit-when-converged (default 300)
   --state-dir DIR          journal, relay checkpoint, kubeconfig, pipeline state (default .everynode);
-                           one run per directory: a second one refuses (exit 2) while the first lives
+                           one run per directory: a second one refuses (exit 2) while the first lives;
+                           the journal rotates at 64 MiB into journal.1.jsonl, keeping that one
+                           previous file only: about 128 MiB at most (everynode replay reads both)
   --api-qps N              API requests per second of each component (default 100)
   --max-receive-count N    receives of a work message before the DLQ (default 5)
   --log-level LEVEL        DEBUG, INFO (default), WARN or ERROR
@@ -263,4 +266,6 @@ async function freshHistory(stateDir: string): Promise<void> {
   await rename(join(stateDir, 'journal.jsonl'), join(stateDir, 'journal.previous.jsonl')).catch(
     () => undefined,
   );
+  // The journal's rotated file is of the earlier cluster too: a replay must not read it.
+  await rm(previousJournalPath(join(stateDir, 'journal.jsonl')), { force: true });
 }

@@ -22,10 +22,12 @@
  * a delete because of the node's facts (taints, labels, the node gone) is planned again on the node
  * as one GET finds it. On a Conflict, when the hints are older than the handler's freshness limit
  * (`observedAt`), or when the message is a replay or a redelivery, the handler drops the hints and
- * reads the pair.
+ * reads the pair. Hints are bounded (`hint-caps.ts`): a pod's labels past a cap are left out, its
+ * hint marked `capped`, and the handler reads the pair's pods instead.
  */
 import type { V1Node, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import * as z from 'zod';
+import { cappedPodMaps } from './hint-caps.ts';
 import { nodeGateHintOf, nodeGateHintSchema, withNodeGateHint } from './node-gate-hint.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
@@ -54,6 +56,11 @@ export const podHintSchema = z.object({
   phase: z.string().optional(),
   ready: z.boolean(),
   conditions: z.array(conditionHintSchema).optional(),
+  /**
+   * Set when the pod's labels or everynode's annotations were past the caps of `hint-caps.ts`: the
+   * hint keeps only the labels everynode sets, and the step reads the pods rather than plan from it.
+   */
+  capped: z.literal(true).optional(),
 });
 
 /** A pod as hinted. */
@@ -147,19 +154,23 @@ function everynodeAnnotations(annotations: Readonly<Record<string, string>> | un
   return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
-/** The hint of `pod`: the fields the pair plan reads, with timestamps as RFC 3339 strings. */
+/**
+ * The hint of `pod`: the fields the pair plan reads, with timestamps as RFC 3339 strings, its labels
+ * and annotations within the caps of `hint-caps.ts` (else marked `capped`).
+ */
 export function podHintOf(pod: Readonly<V1Pod>): PodHint {
   const meta = pod.metadata ?? {};
   const controller = meta.ownerReferences?.find((ref) => ref.controller === true);
   const conditions = pod.status?.conditions;
+  const maps = cappedPodMaps(meta.labels, everynodeAnnotations(meta.annotations));
   return withoutUndefined({
     name: meta.name ?? '',
     uid: meta.uid ?? '',
     resourceVersion: meta.resourceVersion ?? '',
     creationTimestamp: isoOf(meta.creationTimestamp),
     deletionTimestamp: isoOf(meta.deletionTimestamp),
-    labels: meta.labels,
-    annotations: everynodeAnnotations(meta.annotations),
+    labels: maps.labels,
+    annotations: maps.annotations,
     controller: controller && {
       apiVersion: controller.apiVersion,
       kind: controller.kind,
@@ -170,6 +181,7 @@ export function podHintOf(pod: Readonly<V1Pod>): PodHint {
     phase: pod.status?.phase,
     ready: conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
     conditions: conditionHints(conditions),
+    capped: maps.capped,
   });
 }
 

@@ -69,3 +69,16 @@ export function eventEnvelopeOf(event: Readonly<BusEvent>, now: Date = new Date(
     detail: event.detail,
   };
 }
+
+/**
+ * The largest event the bus takes: the ingress queue receives its envelope as one SQS message
+ * (at most 256 KiB, `SEND_MESSAGE_MAX_BYTES` of `send-messages.ts`, not imported here: the relay
+ * loads no SQS client), less 1 KiB for the longer account and region of an AWS envelope than of a
+ * local one; a PutEvents entry of it is smaller still than PutEvents' 256 KB.
+ */
+export const MAX_BUS_EVENT_BYTES = 262_144 - 1024;
+
+/** The UTF-8 bytes of the envelope JSON `event` becomes: what the ingress queue is sent of it. */
+export function busEventBytes(event: Readonly<BusEvent>): number {
+  return Buffer.byteLength(JSON.stringify(eventEnvelopeOf(event)), 'utf8');
+}

@@ -1,9 +1,12 @@
 /**
  * The local pipeline's replayable event history: every trigger appended as one JSON line with the
- * time it was recorded, the local counterpart of the EventBridge archive on AWS.
+ * time it was recorded, the local counterpart of the EventBridge archive on AWS. Bounded: a file
+ * rotates when an append would take it past {@link JOURNAL_ROTATE_BYTES}, into its one previous
+ * file ({@link previousJournalPath}, replacing the one before), so a journal takes at most twice
+ * that (and one append) on disk, and a replay reads both, the previous first.
  */
 import { createReadStream } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { access, appendFile, mkdir, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -19,11 +22,27 @@ export interface JournalWindow {
   readonly until?: Date;
 }
 
-/** Appends triggers to a JSONL file; appends are serialized so lines never interleave. */
+/** The size past which a journal file rotates: 64 MiB. */
+export const JOURNAL_ROTATE_BYTES = 64 * 1024 * 1024;
+
+/** Where the journal at `path` keeps its previous file: `journal.jsonl` → `journal.1.jsonl`. */
+export function previousJournalPath(path: string): string {
+  return path.endsWith('.jsonl') ? `${path.slice(0, -'.jsonl'.length)}.1.jsonl` : `${path}.1`;
+}
+
+/**
+ * Appends triggers to a JSONL file; appends are serialized so lines never interleave. An append
+ * that would take the file past `maxBytes` first moves it to {@link previousJournalPath}.
+ */
 export class Journal {
   private tail: Promise<void> = Promise.resolve();
+  /** The file's size as this journal last knew it; undefined until the first append. */
+  private size: number | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly maxBytes: number = JOURNAL_ROTATE_BYTES,
+  ) {}
 
   /** Records `triggers` at `now`; resolves once they are on disk. */
   append(triggers: readonly unknown[], now: Date = new Date()): Promise<void> {
@@ -31,9 +50,21 @@ export class Journal {
     const lines = triggers
       .map((trigger) => `${JSON.stringify({ time: now.toISOString(), trigger })}\n`)
       .join('');
+    const bytes = Buffer.byteLength(lines, 'utf8');
     this.tail = this.tail.then(async () => {
       await mkdir(dirname(this.path), { recursive: true });
+      let size =
+        this.size ??
+        (await stat(this.path).then(
+          (s) => s.size,
+          () => 0,
+        ));
+      if (size > 0 && size + bytes > this.maxBytes) {
+        await rename(this.path, previousJournalPath(this.path));
+        size = 0;
+      }
       await appendFile(this.path, lines);
+      this.size = size + bytes;
     });
     return this.tail;
   }
@@ -41,21 +72,38 @@ export class Journal {
 
 /**
  * Reads the entries of a journal recorded within `window` (since inclusive, until exclusive), in
- * order. A line that is not a journal entry (a torn last line after a crash) is reported through
- * `onBadLine` and skipped, so one bad line never hides the rest of the history.
+ * order: its previous file's (when it has one), then its own. A line that is not a journal entry
+ * (a torn last line after a crash) is reported through `onBadLine`, numbered over both files, and
+ * skipped, so one bad line never hides the rest of the history.
  */
 export async function* readJournal(
   path: string,
   window: Readonly<JournalWindow> = {},
   onBadLine: (lineNumber: number, reason: string) => void = () => undefined,
 ): AsyncGenerator<JournalEntry> {
+  const previous = previousJournalPath(path);
+  const hasPrevious = await access(previous).then(
+    () => true,
+    () => false,
+  );
+  const at = { lineNumber: 0 };
+  if (hasPrevious) yield* readJournalFile(previous, window, onBadLine, at);
+  yield* readJournalFile(path, window, onBadLine, at);
+}
+
+async function* readJournalFile(
+  path: string,
+  window: Readonly<JournalWindow>,
+  onBadLine: (lineNumber: number, reason: string) => void,
+  counter: { lineNumber: number },
+): AsyncGenerator<JournalEntry> {
   const lines = createInterface({
     input: createReadStream(path, 'utf8'),
     crlfDelay: Number.POSITIVE_INFINITY,
   });
-  let lineNumber = 0;
   for await (const line of lines) {
-    lineNumber++;
+    counter.lineNumber++;
+    const lineNumber = counter.lineNumber;
     if (line.trim() === '') continue;
     const entry = parseEntry(line);
     if (typeof entry === 'string') {

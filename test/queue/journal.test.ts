@@ -1,8 +1,14 @@
-import { appendFile, mkdtemp } from 'node:fs/promises';
+import { appendFile, mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Journal, type JournalEntry, readJournal } from '../../lib/queue/journal.ts';
+import {
+  JOURNAL_ROTATE_BYTES,
+  Journal,
+  type JournalEntry,
+  previousJournalPath,
+  readJournal,
+} from '../../lib/queue/journal.ts';
 
 async function readAll(path: string, window = {}): Promise<{ entries: JournalEntry[]; bad: number[] }> {
   const entries: JournalEntry[] = [];
@@ -43,5 +49,28 @@ describe('journal', () => {
     const { entries, bad } = await readAll(path);
     expect(entries.map((e) => (e.trigger as { n: number }).n)).toEqual([1, 2]);
     expect(bad).toEqual([2]);
+  });
+
+  it('rotates past its bound, keeping one previous file, and reads both back in order', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'journal.jsonl');
+    expect(previousJournalPath(path)).toBe(path.replace(/journal\.jsonl$/, 'journal.1.jsonl'));
+    expect(JOURNAL_ROTATE_BYTES).toBe(64 * 1024 * 1024);
+    const bound = 1_000;
+    const journal = new Journal(path, bound);
+    const at = new Date('2026-01-01T00:00:00Z');
+    // Each line is about 100 bytes: ten to a file, 25 lines rotate twice.
+    for (let n = 1; n <= 25; n++) await journal.append([{ n, pad: 'x'.repeat(40) }], at);
+    const sizes = [(await stat(path)).size, (await stat(previousJournalPath(path))).size];
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(bound);
+    const { entries } = await readAll(path);
+    const numbers = entries.map((e) => (e.trigger as { n: number }).n);
+    // The oldest file went at the second rotation: the rest, in order, the previous file first.
+    expect(numbers[numbers.length - 1]).toBe(25);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 26 - numbers.length + i));
+    expect(numbers.length).toBeGreaterThan(10);
+    expect(numbers.length).toBeLessThan(25);
+    // A journal opened on the same file later knows its size: it rotates at the same bound.
+    await new Journal(path, bound).append([{ n: 26, pad: 'x'.repeat(900) }], at);
+    expect((await stat(path)).size).toBeLessThan(bound);
   });
 });

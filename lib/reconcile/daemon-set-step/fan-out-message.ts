@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
+import { hintsWithin } from '../../messages/hint-caps.ts';
 import { nodeHintOf, type PairHints, podHintOf } from '../../messages/pair-hints.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
 import type { FanOutState } from '../memory/fan-out-feed.ts';
@@ -49,15 +50,19 @@ function hintsFor(state: Readonly<FanOutState>, view: Readonly<NodeView>): PairH
   };
 }
 
-/** The hinted pair message for `view`, as of the step's LISTs. */
+/**
+ * The hinted pair message for `view`, as of the step's LISTs; without hints when they would not fit
+ * in `MAX_PAIR_HINTS_BYTES` (`hint-caps.ts`): the pair step then reads.
+ */
 export function pairMessageFor(state: Readonly<FanOutState>, view: Readonly<NodeView>): PairMessage {
   const meta = state.ds.metadata ?? {};
+  const hints = hintsWithin(hintsFor(state, view));
   return {
     v: 1,
     kind: 'pair',
     cause: state.cause,
     daemonSet: { namespace: meta.namespace ?? 'default', name: meta.name ?? '', uid: meta.uid ?? '' },
     node: { name: view.name },
-    hints: hintsFor(state, view),
+    ...(hints ? { hints } : {}),
   };
 }

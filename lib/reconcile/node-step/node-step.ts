@@ -15,6 +15,7 @@ import { planPair } from '../../core/pair-plan.ts';
 import { terminationWaitSeconds } from '../../core/pair-waits.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';
 import { fromJson } from '../../kube/object-codec.ts';
+import { readsInsteadOf } from '../../messages/hint-caps.ts';
 import type { DaemonSetVersion, NodeHints } from '../../messages/node-hints.ts';
 import { nodeFromHint, podFromHint } from '../../messages/pair-hints.ts';
 import { withRequeueCause } from '../../messages/requeue-envelope.ts';
@@ -167,8 +168,8 @@ function daemonSetFromHint(
 
 /**
  * The node as the relay's hints describe it (`node-hints.ts`), or undefined when they cannot be
- * planned from: older than {@link HINT_MAX_AGE_SECONDS}, or naming a terminating pod, whose end is
- * what its pair waits for.
+ * planned from: older than {@link HINT_MAX_AGE_SECONDS}, naming a terminating pod, whose end is
+ * what its pair waits for, or a pod whose hint was `capped` (`hint-caps.ts`: labels left out).
  */
 async function hintedNodeState(
   deps: ReconcileDeps,
@@ -176,7 +177,7 @@ async function hintedNodeState(
 ): Promise<NodeState | undefined> {
   const hints = message.hints;
   if (hints === undefined || !hintsAreFresh(hints.observedAt, deps.clock())) return undefined;
-  if (hints.pods.some((pod) => pod.deletionTimestamp !== undefined)) return undefined;
+  if (hints.pods.some(readsInsteadOf)) return undefined;
   const daemonSets = await hintedDaemonSets(deps, hints);
   const nodeName = message.node.name;
   // Hinted pods carry no namespace: a DaemonSet's pods are in its own.

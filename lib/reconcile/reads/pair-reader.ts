@@ -7,6 +7,7 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';
+import { readsInsteadOf } from '../../messages/hint-caps.ts';
 import { nodeFromHint, type PairHints, podFromHint } from '../../messages/pair-hints.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
@@ -153,7 +154,8 @@ async function hintedDaemonSet(
  * The pair as the message's hints describe it, or the pair read from the API server when there are
  * no usable hints: none, older than {@link HINT_MAX_AGE_SECONDS}, or from another generation of the
  * DaemonSet (its template, hence the revision hash, may have changed). Hinted pods that are
- * terminating are read again: their end is what the pair waits for. Undefined when the DaemonSet is gone.
+ * terminating are read again: their end is what the pair waits for; so are pods whose hint was
+ * `capped` (`hint-caps.ts`: labels past a cap left out). Undefined when the DaemonSet is gone.
  */
 export async function readHintedPair(
   deps: ReconcileDeps,
@@ -177,8 +179,7 @@ export async function readHintedPair(
       ? await readNode(deps, nodeName, 'fresh')
       : { node: nodeFromHint(hints.node), confirmed: false };
   const currentHash = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
-  const terminating = hints.pods.some((pod) => pod.deletionTimestamp !== undefined);
-  const listed = terminating ? await readPairPods(deps, ds, nodeName) : undefined;
+  const listed = hints.pods.some(readsInsteadOf) ? await readPairPods(deps, ds, nodeName) : undefined;
   const pods = listed?.pods ?? hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
   const hinted = {
     ds,

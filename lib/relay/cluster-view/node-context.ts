@@ -14,6 +14,7 @@ import { nodeReadinessOf } from '../../core/node-gates/gate-declaration.ts';
 import type { WatchedObjects, WatchedResource } from '../../kube/kube-port.ts';
 import { toJson } from '../../kube/object-codec.ts';
 import { compareResourceVersions } from '../../kube/resource-version.ts';
+import { hintsWithin, jsonBytes } from '../../messages/hint-caps.ts';
 import { type DaemonSetVersion, MAX_NODE_HINTS_BYTES, type NodeHints } from '../../messages/node-hints.ts';
 import { type NodeHint, nodeHintOf, type PairHints, type PodHint } from '../../messages/pair-hints.ts';
 import type { ObjectEvent } from './facet-cache.ts';
@@ -109,8 +110,8 @@ export class RelayNodeContext {
 
   /**
    * The hints for an event of `node` seen at `observedAt`: with every DaemonSet whole when they all
-   * fit in {@link MAX_NODE_HINTS_BYTES}, else with their versions only; undefined when even those
-   * exceed it (the `node` step then reads instead).
+   * fit in {@link MAX_NODE_HINTS_BYTES} (UTF-8 bytes of JSON), else with their versions only;
+   * undefined when even those exceed it (the `node` step then reads instead).
    */
   hintsFor(node: Readonly<V1Node>, observedAt: Date): NodeHints | undefined {
     return this.#hintsAround(nodeHintOf(node), observedAt);
@@ -180,9 +181,8 @@ export class RelayNodeContext {
       pods: this.#podsOn(node.name),
     });
     const whole = hints(daemonSets.map((ds) => ({ ...this.#versionOf(ds), object: objectHintOf(ds) })));
-    if (JSON.stringify(whole).length <= MAX_NODE_HINTS_BYTES) return whole;
-    const slim = hints(daemonSets.map((ds) => this.#versionOf(ds)));
-    return JSON.stringify(slim).length <= MAX_NODE_HINTS_BYTES ? slim : undefined;
+    if (jsonBytes(whole) <= MAX_NODE_HINTS_BYTES) return whole;
+    return hintsWithin(hints(daemonSets.map((ds) => this.#versionOf(ds))), MAX_NODE_HINTS_BYTES);
   }
 
   /**
@@ -190,7 +190,8 @@ export class RelayNodeContext {
    * already followed): its DaemonSet's version and revision hash (without the revisions watched, the
    * hash is left to the pair step: its cache, else one LIST), the node (null when the relay does not
    * know it: the pair step then asks the API server) and the DaemonSet's pods on the node. Undefined
-   * for a pod without a managed controller or node.
+   * for a pod without a managed controller or node, and when the hints would not fit in
+   * `MAX_PAIR_HINTS_BYTES` (the pair step then reads).
    */
   pairHintsFor(pod: Readonly<V1Pod>, observedAt: Date, resourceVersion?: string): PairHints | undefined {
     const owner = controllerOf(pod)?.uid;
@@ -200,7 +201,7 @@ export class RelayNodeContext {
     const pods = this.#podsOn(node).filter((p) => p.controller?.uid === owner);
     const { generation } = ds.metadata ?? {};
     const revisionHash = this.#revisions.hashOf(ds);
-    return {
+    return hintsWithin({
       observedAt: observedAt.toISOString(),
       daemonSet: {
         resourceVersion: ds.metadata?.resourceVersion ?? '',
@@ -210,7 +211,7 @@ export class RelayNodeContext {
       ...(resourceVersion ? { podsResourceVersion: resourceVersion } : {}),
       node: this.#nodes.get(node) ?? null,
       pods,
-    };
+    });
   }
 
   /** The pod hints filed under `node`. */

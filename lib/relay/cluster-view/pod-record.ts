@@ -40,6 +40,8 @@ export interface PodRecord {
   readonly conditionKinds: readonly ConditionKind[] | undefined;
   /** Each condition's lastTransitionTime, in the same order: numbers (NaN: none) or, rarely, texts. */
   readonly conditionTimes: readonly number[] | readonly (string | undefined)[] | undefined;
+  /** The hint's labels or annotations were capped (`hint-caps.ts`). */
+  readonly capped: true | undefined;
 }
 
 function timeOf(text: string | undefined): Time {
@@ -92,6 +94,7 @@ export function podRecordOf(hint: Readonly<PodHint>, node: string, interner: Int
         ? undefined
         : interner.value(conditions.map((c): ConditionKind => [c.type, c.status])),
     conditionTimes: conditions === undefined ? undefined : timesOf(conditions),
+    capped: hint.capped,
   };
 }
 
@@ -113,5 +116,6 @@ export function podHintFrom(record: Readonly<PodRecord>): PodHint {
     conditions: record.conditionKinds?.map(([type, status], index) =>
       withoutUndefined({ type, status, lastTransitionTime: timeTextAt(times, index) }),
     ),
+    capped: record.capped,
   });
 }

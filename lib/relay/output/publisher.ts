@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isRetryable } from '../../errors/everynode-error.ts';
 import type { TriggeringResource } from '../../kube/kube-port.ts';
-import type { BusEvent, EventBus } from '../../queue/event-bus.ts';
+import { type BusEvent, busEventBytes, type EventBus, MAX_BUS_EVENT_BYTES } from '../../queue/event-bus.ts';
 
 /** How far each watch has got: the resourceVersion of its last event or bookmark. */
 export type WatchPositions = Partial<Record<TriggeringResource, string>>;
@@ -20,6 +20,31 @@ export interface RelayPublisherOptions {
   readonly onPublished?: (count: number) => void;
   /** Called when publishing a batch failed and will be tried again. */
   readonly onRetry?: (error: unknown, attempt: number) => void;
+  /**
+   * Called for each event too large for the bus ({@link MAX_BUS_EVENT_BYTES}), which is skipped,
+   * not published: with its object ({@link skippedObjectOf}) and size.
+   */
+  readonly onSkipped?: (object: SkippedObject, bytes: number) => void;
+}
+
+/** What a skipped event was about, for its log line. */
+export interface SkippedObject {
+  readonly detailType: string;
+  readonly kind?: string;
+  /** `namespace/name`, or the name of a cluster-scoped object. */
+  readonly object?: string;
+}
+
+/** The object `event` (a watch trigger, usually) is about. */
+export function skippedObjectOf(event: Readonly<BusEvent>): SkippedObject {
+  const { kind, namespace, name } = event.detail as { kind?: unknown; namespace?: unknown; name?: unknown };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const object = text(namespace) && text(name) ? `${namespace}/${name}` : text(name);
+  return {
+    detailType: event.detailType,
+    ...(text(kind) ? { kind: text(kind) } : {}),
+    ...(object ? { object } : {}),
+  };
 }
 
 /** Attempts to publish one batch before the relay gives up (and the next relay resumes). */
@@ -110,9 +135,18 @@ export class RelayPublisher {
   /**
    * Publishes one batch, retrying failures worth retrying (a throttled or briefly unreachable bus)
    * with backoff, in place, so the order of triggers holds; gives up after
-   * {@link PUBLISH_ATTEMPTS} attempts or at once on a permanent failure.
+   * {@link PUBLISH_ATTEMPTS} attempts or at once on a permanent failure. An event the bus could
+   * never take (past {@link MAX_BUS_EVENT_BYTES}) is reported through `onSkipped` and left out,
+   * rather than failing the batch: failing it would stop the relay, and the next would resume
+   * before the same event and fail on it again, for ever.
    */
-  private async publish(batch: readonly BusEvent[], upTo: WatchPositions): Promise<void> {
+  private async publish(whole: readonly BusEvent[], upTo: WatchPositions): Promise<void> {
+    const batch = whole.filter((event) => {
+      const bytes = busEventBytes(event);
+      if (bytes <= MAX_BUS_EVENT_BYTES) return true;
+      this.options.onSkipped?.(skippedObjectOf(event), bytes);
+      return false;
+    });
     for (let attempt = 1; batch.length > 0; attempt++) {
       try {
         await this.options.bus.publish(batch);

@@ -7,7 +7,7 @@
 import type { ClusterIdentity, TriggeringResource, WatchedResource } from '../../kube/kube-port.ts';
 import type { ManagedKind } from '../../kube/managed-kind.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
-import type { BusEvent, EventBus } from '../../queue/event-bus.ts';
+import { type BusEvent, type EventBus, MAX_BUS_EVENT_BYTES } from '../../queue/event-bus.ts';
 import { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { GateWaitTimers } from '../filters/gate-wait.ts';
 import { StatusCoalescer } from '../filters/status-coalescer.ts';
@@ -138,6 +138,13 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
     onRetry: (error, attempt) =>
       options.logger.warn(`publishing triggers failed (attempt ${attempt}); retrying`, {
         error: String(error),
+      }),
+    // Never published, and never a reason to stop: its steps read for themselves at the next resync.
+    onSkipped: (object, bytes) =>
+      options.logger.error('skipped a trigger too large for the bus', {
+        ...object,
+        bytes,
+        limit: MAX_BUS_EVENT_BYTES,
       }),
   });
   const watchOptions = sharedWatchOptions(options, publisher, stats, controller.signal, clock);

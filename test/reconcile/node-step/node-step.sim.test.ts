@@ -163,4 +163,23 @@ describe('the node step', () => {
     expect(live(ssd, 'c1')).toEqual([]);
     expect(live(agent, 'c1')).toHaveLength(1);
   });
+
+  it('reads the node and its pods rather than plan from hints naming a pod whose labels were capped', async () => {
+    harness.sim.nodes.add('k1');
+    const deps = coldDeps(harness.deps);
+    await run(deps, message('k1'));
+    await settled('k1', agent);
+    const hints = relayContextOf(harness).hintsFor(harness.sim.nodes.get('k1') as V1Node, new Date());
+    if (hints === undefined) throw new Error('no hints for k1');
+    // What a pod of thousands of labels is hinted as: without the labels, saying so.
+    const capped = {
+      ...hints,
+      pods: hints.pods.map((pod) => ({ ...pod, labels: {}, capped: true as const })),
+    };
+    const { report, requests } = await run(deps, { ...message('k1'), hints: capped });
+    expect(report).toEqual(emptyReport());
+    expect(requests).toMatchObject({ 'get nodes': 1, 'list pods': 1 });
+    expect(writesAmong(requests)).toEqual({});
+    expect(live(agent, 'k1')).toHaveLength(1);
+  });
 });

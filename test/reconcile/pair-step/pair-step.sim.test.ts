@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonPodFor, daemonPodName, NODE_LABEL, targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, DAEMONSET_UID_LABEL } from '../../../lib/core/daemon-set.ts';
 import { planRevisions } from '../../../lib/core/revision-history.ts';
-import { nodeHintOf } from '../../../lib/messages/pair-hints.ts';
+import { nodeHintOf, podHintOf } from '../../../lib/messages/pair-hints.ts';
 import type { PairMessage } from '../../../lib/messages/work-message.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
 import { emptyReport } from '../../../lib/reconcile/effects/step-report.ts';
@@ -236,6 +236,26 @@ describe('the pair step', () => {
       expect(second.requests).toEqual({ 'create pods': 1 });
       expect(live(ssd, 'h-1')).toHaveLength(1);
       expect(live(ssd, 'h-2')).toHaveLength(1);
+    });
+
+    it("reads the pair's pods instead of a pod hint whose labels were capped", async () => {
+      harness.sim.nodes.add('h-capped', { labels: { disk: 'ssd' } });
+      const deps = coldDeps(harness.deps);
+      await run(deps, hinted('h-capped'));
+      await settled(ssd, 'h-capped');
+      const [pod] = live(ssd, 'h-capped');
+      if (pod === undefined) throw new Error('no pod on h-capped');
+      // What a pod of thousands of labels is hinted as: without the labels, saying so.
+      const capped = { ...podHintOf(pod), labels: {}, capped: true as const };
+      const message = hinted('h-capped');
+      const { report, requests } = await run(deps, {
+        ...message,
+        hints: { ...(message.hints as NonNullable<PairMessage['hints']>), pods: [capped] },
+      });
+      expect(requests).toMatchObject({ 'list pods': 1 });
+      expect(writesAmong(requests)).toEqual({});
+      expect(report.hinted).toBe(1);
+      expect(live(ssd, 'h-capped').map((p) => p.metadata?.uid)).toEqual([pod.metadata?.uid]);
     });
 
     it('reads the pair instead of hints older than the limit, and plans from what it read', async () => {

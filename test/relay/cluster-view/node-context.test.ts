@@ -9,6 +9,7 @@ import {
 } from '../../../lib/core/node-gates/gate-decision.ts';
 import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
 import { fromJson } from '../../../lib/kube/object-codec.ts';
+import { jsonBytes, MAX_PAIR_HINTS_BYTES } from '../../../lib/messages/hint-caps.ts';
 import { MAX_NODE_HINTS_BYTES, nodeHintsSchema } from '../../../lib/messages/node-hints.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { aDaemonSet, aNode, aPod } from '../../support/builders.ts';
@@ -241,6 +242,36 @@ describe('RelayNodeContext', () => {
     expect(hints?.node.gate?.condition?.message).toBe(message);
     expect(hints?.daemonSets.every((entry) => entry.object === undefined)).toBe(true);
     expect(JSON.stringify(hints).length).toBeLessThanOrEqual(MAX_NODE_HINTS_BYTES);
+  });
+
+  it('pair hints carry a capped pod hint for a pod of thousands of labels, and none past their bound', () => {
+    const context = new RelayNodeContext();
+    context.seed('daemonsets', [agent as DaemonSet]);
+    const labels = Object.fromEntries(
+      Array.from({ length: 2_000 }, (_, i) => [`example.com/label-${i}`, 'v'.repeat(63)]),
+    );
+    const wide = aPod('agent-n1', { owner: agent, nodeName: 'n1', uid: 'p1', labels });
+    context.seed('pods', [wide]);
+    context.seed('nodes', [aNode('n1')]);
+    const pair = context.pairHintsFor(wide, at, '9');
+    expect(pair?.pods).toHaveLength(1);
+    expect(pair?.pods[0]?.capped).toBe(true);
+    expect(jsonBytes(pair)).toBeLessThanOrEqual(MAX_PAIR_HINTS_BYTES);
+    expect(jsonBytes(context.hintsFor(aNode('n1'), at))).toBeLessThanOrEqual(MAX_NODE_HINTS_BYTES);
+    // A node of thousands of labels: the pair hints would not fit, and go not at all.
+    context.seed('nodes', [aNode('n1', { labels })]);
+    expect(context.pairHintsFor(wide, at, '9')).toBeUndefined();
+    expect(context.hintsFor(aNode('n1', { labels }), at)).toBeUndefined();
+  });
+
+  it('measures the bound of node hints in UTF-8 bytes, not characters', () => {
+    const context = new RelayNodeContext();
+    const node = aNode('n1');
+    // 20,000 characters of three bytes each: within the bound counted in characters, not in bytes.
+    const message = '\u2603'.repeat(20_000);
+    node.status = { conditions: [{ type: DAEMONSETS_READY_CONDITION, status: 'False', message }] };
+    expect(JSON.stringify(node.status).length).toBeLessThan(MAX_NODE_HINTS_BYTES);
+    expect(context.hintsFor(node, at)).toBeUndefined();
   });
 
   it('a relist replaces what was known', () => {

@@ -1,6 +1,13 @@
+import type { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
-import type { BusEvent, EventBus } from '../../../lib/queue/event-bus.ts';
-import { RelayPublisher } from '../../../lib/relay/output/publisher.ts';
+import {
+  type BusEvent,
+  busEventBytes,
+  type EventBus,
+  MAX_BUS_EVENT_BYTES,
+} from '../../../lib/queue/event-bus.ts';
+import { EventBridgeEventBus } from '../../../lib/queue/event-bus-eventbridge.ts';
+import { RelayPublisher, type SkippedObject } from '../../../lib/relay/output/publisher.ts';
 
 /** A bus that records when each batch arrived, taking `publishMs` to accept one. */
 function recordingBus(publishMs = 0): EventBus & { batches: { at: number; names: string[] }[] } {
@@ -56,5 +63,42 @@ describe('RelayPublisher', () => {
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeLessThan(80);
     await publisher.flush();
     expect(publisher.positions).toEqual({ pods: '2' });
+  });
+
+  it('skips one event too large for the bus, naming its object, and publishes the rest without failing', async () => {
+    // The real EventBridge bus, over a client that takes every entry it is sent.
+    const sent: string[][] = [];
+    const client = {
+      send: async (command: PutEventsCommand) => {
+        sent.push((command.input.Entries ?? []).map((e) => e.DetailType ?? ''));
+        return { FailedEntryCount: 0, Entries: [] };
+      },
+    } as unknown as EventBridgeClient;
+    const skipped: Array<{ object: SkippedObject; bytes: number }> = [];
+    const publisher = new RelayPublisher({
+      bus: new EventBridgeEventBus({ client, eventBusName: 'everynode' }),
+      lingerMs: 1,
+      onSkipped: (object, bytes) => skipped.push({ object, bytes }),
+    });
+    const huge: BusEvent = {
+      source: 'everynode.relay',
+      detailType: 'huge',
+      detail: { kind: 'Pod', namespace: 'default', name: 'wide-n1', pairHints: 'x'.repeat(270_000) },
+    };
+    publisher.add(event('before'), 'pods', '1');
+    publisher.add(huge, 'pods', '2');
+    publisher.add(event('after'), 'pods', '3');
+    await publisher.flush();
+    expect(publisher.failure).toBeUndefined();
+    expect(sent).toEqual([['before', 'after']]);
+    expect(publisher.positions).toEqual({ pods: '3' });
+    expect(skipped).toEqual([
+      { object: { detailType: 'huge', kind: 'Pod', object: 'default/wide-n1' }, bytes: busEventBytes(huge) },
+    ]);
+    expect(busEventBytes(huge)).toBeGreaterThan(MAX_BUS_EVENT_BYTES);
+    // The watch goes on: later events are published as ever.
+    publisher.add(event('later'), 'pods', '4');
+    await publisher.flush();
+    expect(sent).toEqual([['before', 'after'], ['later']]);
   });
 });
