@@ -13,6 +13,7 @@ import { planPair } from '../../core/pair-plan.ts';
 import { compareResourceVersions } from '../../kube/resource-version.ts';
 import type { OutgoingWork } from '../../queue/work-senders.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { isRefused } from '../effects/template-refusal.ts';
 import { type PairLoad, pairKey } from '../memory/expectations.ts';
 import type { FanOutState } from '../memory/fan-out-feed.ts';
 import { deduplicationIdOf, memoryKeyOf, pairMessageFor } from './fan-out-message.ts';
@@ -57,8 +58,9 @@ function newerThanNodeList(view: Readonly<NodeView>, nodesResourceVersion: strin
 }
 
 /**
- * The pair's plan when it is not empty. Its remembered fan-out is settled either way: seen in
- * another state than the one it was sent for, its message was acted upon.
+ * The pair's plan when it is not empty, without creates while the API server refuses the current
+ * revision's template (effects/template-refusal.ts). Its remembered fan-out is settled either way:
+ * seen in another state than the one it was sent for, its message was acted upon.
  */
 function candidateOf(
   deps: ReconcileDeps,
@@ -67,7 +69,7 @@ function candidateOf(
 ): Candidate | undefined {
   if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return undefined;
   const { ds, currentHash, now, gateKeys } = state;
-  const actions = planPair({
+  const planned = planPair({
     ds,
     node: view.node,
     pods: view.pods,
@@ -76,6 +78,8 @@ function candidateOf(
     nodeName: view.name,
     gateKeys,
   });
+  const refused = isRefused(deps, ds, currentHash);
+  const actions = refused ? planned.filter((a) => a.type !== 'create') : planned;
   const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
   deps.memory.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
   if (memoryKey === undefined) return undefined;

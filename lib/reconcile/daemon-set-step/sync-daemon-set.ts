@@ -11,6 +11,7 @@ import { earliestNodeFreeSeconds } from '../../core/pair-waits.ts';
 import type { MessageCause } from '../../messages/message-cause.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
+import { REFUSED_REASON, refusedRevision } from '../effects/template-refusal.ts';
 import { sendGateRechecks } from '../node-gates/resync-recheck.ts';
 import { knownGateKeys } from '../reads/known-gate-keys.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
@@ -55,7 +56,8 @@ function earliest(waits: readonly [number | undefined, string][]): { seconds?: n
 /**
  * The status counted from `views` (upstream updateDaemonSetStatus) with the collisionCount of the
  * revision step, without the invalid-spec condition of an earlier run: the spec is valid now (core
- * keeps conditions it does not own).
+ * keeps conditions it does not own). The refused-template condition (effects/template-refusal.ts)
+ * stays while it names the current revision; a new revision clears it.
  */
 function statusOf(
   ds: Readonly<DaemonSet>,
@@ -66,7 +68,11 @@ function statusOf(
   const synced = { ...ds, status: { ...ds.status, collisionCount: revision.collisionCount } } as DaemonSet;
   const status = daemonSetStatusFromViews(synced, views, revision.currentHash, now);
   if (revision.collisionCount === 0 && ds.status?.collisionCount === undefined) delete status.collisionCount;
-  const conditions = status.conditions?.filter((c) => c.type !== INVALID_SPEC_CONDITION) ?? [];
+  const refused = refusedRevision(ds) === revision.currentHash;
+  const conditions =
+    status.conditions?.filter(
+      (c) => c.type !== INVALID_SPEC_CONDITION || (refused && c.reason === REFUSED_REASON),
+    ) ?? [];
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;
   return status;

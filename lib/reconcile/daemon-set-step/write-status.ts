@@ -7,6 +7,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { statusChanged } from '../../core/daemon-set-status.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { REFUSED_CONDITION, refusedRevision } from '../effects/template-refusal.ts';
 
 /**
  * The condition type of an invalid spec. Upstream DaemonSets have no such condition (the API server
@@ -104,11 +105,30 @@ async function writeOrConflict(
     if (!(error instanceof ConflictError)) throw error;
     const meta = ds.metadata ?? {};
     const fresh = await deps.ports.kube.getDaemonSet(meta.namespace ?? 'default', meta.name ?? '');
-    if (fresh === undefined || fresh.metadata?.uid !== meta.uid || !needsStatusWrite(fresh, status)) return 0;
+    if (fresh === undefined || fresh.metadata?.uid !== meta.uid) return 0;
+    const kept = keepingRefusal(ds, fresh, status);
+    if (!needsStatusWrite(fresh, kept)) return 0;
     deps.memory.objects.putDaemonSet(
-      await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...status } }),
+      await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...kept } }),
       deps.clock().getTime(),
     );
     return 1;
   }
+}
+
+/**
+ * `status` with the refused-template condition a pair step wrote on `fresh` since `status` was
+ * counted from `ds` (effects/template-refusal.ts), unless `status` has a condition of that type of
+ * its own.
+ */
+function keepingRefusal(
+  ds: Readonly<DaemonSet>,
+  fresh: Readonly<DaemonSet>,
+  status: Readonly<V1DaemonSetStatus>,
+): V1DaemonSetStatus {
+  const refusal = fresh.status?.conditions?.find((c) => c.type === REFUSED_CONDITION);
+  const written = refusedRevision(fresh);
+  if (written === undefined || written === refusedRevision(ds) || refusal === undefined) return status;
+  if (status.conditions?.some((c) => c.type === REFUSED_CONDITION)) return status;
+  return { ...status, conditions: [...(status.conditions ?? []), refusal] };
 }

@@ -21,6 +21,7 @@ import { isNamespaceGone } from '../../kube/namespace-gone.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
+import { isRefused, isTemplateRefusal, podRevision, recordRefusal } from './template-refusal.ts';
 
 /** What executing a plan did. */
 export interface ExecutionResult {
@@ -66,8 +67,10 @@ export const EXECUTION_CONCURRENCY = 16;
  * Executes `actions` for `ds`: deletes first, then — unless a delete met a Conflict — creates,
  * with upstream's events (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete, and
  * FailedDaemonPod / SucceededDaemonPod before deleting a failed / succeeded pod found in `pods`).
- * Throws the first error other than AlreadyExists on create, NotFound or Conflict on delete (after
- * recording its event); the handler retries or dead-letters it by its type.
+ * Creates of a revision whose pod template the API server refuses (template-refusal.ts) are skipped,
+ * and a create refused so is recorded on the DaemonSet instead of thrown. Throws the first other
+ * error than AlreadyExists on create, NotFound or Conflict on delete (after recording its event);
+ * the handler retries or dead-letters it by its type.
  */
 export async function executeActions(
   deps: ReconcileDeps,
@@ -78,7 +81,10 @@ export async function executeActions(
   const report = emptyReport();
   const pods = options.pods ?? [];
   const deletes = uniqueDeletes(actions);
-  const creates = actions.filter((a): a is CreateAction => a.type === 'create');
+  // Creates of a revision whose template the API server refuses wait for a new one (template-refusal.ts).
+  const creates = actions.filter(
+    (a): a is CreateAction => a.type === 'create' && !isRefused(deps, ds, podRevision(a.pod)),
+  );
   const outcomes = await mapConcurrent(deletes, (action) =>
     deleteOne(deps, ds, action, pods, report, options),
   );
@@ -125,7 +131,8 @@ function nextName(ds: Readonly<DaemonSet>, action: CreateAction, taken: Readonly
 
 /**
  * Creates the action's pod; resolves to its resourceVersion, or undefined when it existed or its
- * namespace is being torn down (no event, as upstream: every later create there fails too). 409
+ * namespace is being torn down (no event, as upstream: every later create there fails too) or the
+ * API server refuses its template (recorded on the DaemonSet: `recordRefusal`). 409
  * AlreadyExists means another run made it — unless, when `verify`, the pod of that name turns out
  * not to be controlled by this DaemonSet (a pod released after its labels changed): then the next
  * attempt's name is used, as every planner that sees that pod would choose.
@@ -151,6 +158,10 @@ async function createOne(
     } catch (error) {
       if (isNamespaceGone(error)) {
         report.namespaceGone++;
+        return undefined;
+      }
+      if (isTemplateRefusal(error)) {
+        await recordRefusal(deps, ds, podRevision(pod), error);
         return undefined;
       }
       if (!(error instanceof AlreadyExistsError)) {

@@ -49,7 +49,9 @@ export function planRead(deps: DepsPart<never, 'objects'>, read: Readonly<PairRe
  * again; a second one throws PairConflictError. Failed-pod backoff and terminating pods become a
  * delayed requeue of the pair. A DaemonSet that is gone (or re-created under another uid), being
  * deleted, or invalid is nothing to do here: garbage collection removes its pods, and the DaemonSet
- * step reports an invalid spec.
+ * step reports an invalid spec. Nor is a create the API server refuses for its template: the
+ * executor records it on the DaemonSet, skips the revision's creates from then on
+ * (effects/template-refusal.ts), and the message is done.
  */
 export async function reconcilePair(
   deps: ReconcileDeps,
