@@ -4,7 +4,10 @@
  * requeue port that records what it is asked to send, and the reconcile side's API requests as the
  * simulated cluster counted them.
  */
-import type { WorkMessage } from '../../lib/messages/work-message.ts';
+import type { CoreV1Event, V1ControllerRevision } from '@kubernetes/client-node';
+import type { SQSRecord } from 'aws-lambda';
+import { controllerOf } from '../../lib/core/controller-ref.ts';
+import type { PairMessage, WorkMessage } from '../../lib/messages/work-message.ts';
 import type { RequeueSender } from '../../lib/queue/work-senders.ts';
 import type { ReconcileDeps, ReconcilePorts } from '../../lib/reconcile/deps/reconcile-deps.ts';
 import { DaemonSetSteps } from '../../lib/reconcile/memory/daemon-set-steps.ts';
@@ -94,4 +97,26 @@ export function startStepHarness(): Promise<Harness> {
     pollWork: false,
     timing: { podGcQuarantineSeconds: 100_000 },
   });
+}
+
+/** The pair messages among `records` (taken off the work queue) for DaemonSet `name`, with their records. */
+export function pairMessagesFor(records: readonly SQSRecord[], name: string) {
+  return records
+    .map((record) => ({ record, message: JSON.parse(record.body) as PairMessage }))
+    .filter(({ message }) => message.kind === 'pair' && message.daemonSet.name === name);
+}
+
+/** The ControllerRevisions the object of `uid` controls, from the harness's store. */
+export function revisionsOf(harness: Harness, uid: string): V1ControllerRevision[] {
+  return (harness.sim.store.list('apps/controllerrevisions') as unknown as V1ControllerRevision[]).filter(
+    (r) => controllerOf(r)?.uid === uid,
+  );
+}
+
+/** The Events of reason `reason` about the object `name`, once the harness's recorder has flushed. */
+export async function recordedEvents(harness: Harness, name: string, reason: string): Promise<CoreV1Event[]> {
+  await harness.deps.memory.events.flush();
+  return (harness.sim.store.list('events') as unknown as CoreV1Event[]).filter(
+    (event) => event.involvedObject.name === name && event.reason === reason,
+  );
 }

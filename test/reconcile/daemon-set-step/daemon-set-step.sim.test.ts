@@ -1,10 +1,7 @@
-import type { CoreV1Event, V1ControllerRevision } from '@kubernetes/client-node';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controllerOf } from '../../../lib/core/controller-ref.ts';
 import { CONTROLLER_REVISION_HASH_LABEL } from '../../../lib/core/daemon-set.ts';
 import { PARTITION_ANNOTATION } from '../../../lib/core/extensions.ts';
-import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
+import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { emptyReport } from '../../../lib/reconcile/effects/step-report.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
@@ -21,6 +18,7 @@ import {
 } from '../../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
 import { drainWorkQueue, lambdaContext } from '../../support/reconcile-queues.ts';
+import { pairMessagesFor, recordedEvents, revisionsOf } from '../../support/reconcile-step-deps.ts';
 import { stripServerFields } from '../../support/runtime-harness.ts';
 
 const NODES = ['n1', 'n2', 'n3'];
@@ -35,11 +33,6 @@ describe('reconcileDaemonSet against the API server', () => {
 
   /** Every message visible on the work queue now, taken off it. */
   const takeWork = () => drainWorkQueue(harness.queues);
-  /** The pair messages taken off the work queue for DaemonSet `name`, with their records. */
-  const pairsFor = (records: readonly SQSRecord[], name: string) =>
-    records
-      .map((record) => ({ record, message: JSON.parse(record.body) as PairMessage }))
-      .filter(({ message }) => message.kind === 'pair' && message.daemonSet.name === name);
   /** The Kubernetes writes the reconciler made so far, events recorded included. */
   const writes = async () => {
     await harness.deps.memory.events.flush();
@@ -49,16 +42,8 @@ describe('reconcileDaemonSet against the API server', () => {
     );
   };
   const step = (message: DaemonSetMessage) => reconcileDaemonSet(harness.deps, message, Date.now());
-  const revisionsOf = (uid: string) =>
-    (harness.sim.store.list('apps/controllerrevisions') as unknown as V1ControllerRevision[]).filter(
-      (r) => controllerOf(r)?.uid === uid,
-    );
-  const eventsOf = async (name: string, reason: string) => {
-    await harness.deps.memory.events.flush();
-    return (harness.sim.store.list('events') as unknown as CoreV1Event[]).filter(
-      (event) => event.involvedObject.name === name && event.reason === reason,
-    );
-  };
+  const revisions = (uid: string) => revisionsOf(harness, uid);
+  const eventsOf = (name: string, reason: string) => recordedEvents(harness, name, reason);
 
   // The first two cases follow one DaemonSet: created, then converged.
   let fresh: DaemonSetMessage;
@@ -69,7 +54,7 @@ describe('reconcileDaemonSet against the API server', () => {
     const report = await step(fresh);
     expect(report).toMatchObject({ revisionWrites: 1, fannedOut: NODES.length, statusWrites: 1, created: 0 });
 
-    const [revision, ...more] = revisionsOf(uid);
+    const [revision, ...more] = revisions(uid);
     expect(more).toEqual([]);
     expect(revision?.revision).toBe(1);
     const hash = revision?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? '';
@@ -82,7 +67,7 @@ describe('reconcileDaemonSet against the API server', () => {
       observedGeneration: 1,
     });
 
-    const pairs = pairsFor(await takeWork(), 'fresh');
+    const pairs = pairMessagesFor(await takeWork(), 'fresh');
     expect(pairs.map(({ message }) => message.node.name).sort()).toEqual(NODES);
     for (const { message } of pairs) {
       expect(message.daemonSet.uid).toBe(uid);
@@ -122,7 +107,7 @@ describe('reconcileDaemonSet against the API server', () => {
       fannedOut: 0,
     });
     expect(await writes()).toBe(before);
-    expect(pairsFor(await takeWork(), 'fresh')).toEqual([]);
+    expect(pairMessagesFor(await takeWork(), 'fresh')).toEqual([]);
   });
 
   it('does nothing for a message naming an earlier DaemonSet of the same name', async () => {
@@ -151,9 +136,9 @@ describe('reconcileDaemonSet against the API server', () => {
     ]);
     const [event] = await eventsOf('broken', 'InvalidSpec');
     expect(event).toMatchObject({ type: 'Warning', message: expect.stringContaining(PARTITION_ANNOTATION) });
-    expect(revisionsOf(uid)).toEqual([]);
+    expect(revisions(uid)).toEqual([]);
     expect(podsOf(harness, uid)).toEqual([]);
-    expect(pairsFor(await takeWork(), 'broken')).toEqual([]);
+    expect(pairMessagesFor(await takeWork(), 'broken')).toEqual([]);
 
     // Run again: the condition stands as it was, nothing written.
     expect((await step(broken)).statusWrites).toBe(0);
@@ -176,11 +161,11 @@ describe('reconcileDaemonSet against the API server', () => {
     const before = await writes();
     expect(await step(leaving)).toEqual(emptyReport());
     expect(await writes()).toBe(before);
-    expect(revisionsOf(uid)).toEqual([]);
+    expect(revisions(uid)).toEqual([]);
     expect(storedDaemonSet(harness, 'default', 'leaving')?.status).toEqual(status);
     const orphan = harness.sim.store.get('pods', 'default', 'leaving-orphan');
     expect(orphan?.metadata.ownerReferences ?? []).toEqual([]);
-    expect(pairsFor(await takeWork(), 'leaving')).toEqual([]);
+    expect(pairMessagesFor(await takeWork(), 'leaving')).toEqual([]);
     // The process forgets it: no later step plans from a copy read before.
     expect(harness.deps.memory.objects.isGone(uid)).toBe(true);
   });

@@ -1,8 +1,5 @@
-import type { CoreV1Event, V1ControllerRevision } from '@kubernetes/client-node';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controllerOf } from '../../../lib/core/controller-ref.ts';
-import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
+import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { emptyReport } from '../../../lib/reconcile/effects/step-report.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
@@ -16,6 +13,7 @@ import {
 } from '../../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
 import { drainWorkQueue, lambdaContext } from '../../support/reconcile-queues.ts';
+import { pairMessagesFor, recordedEvents, revisionsOf } from '../../support/reconcile-step-deps.ts';
 
 const NODES = ['n1', 'n2'];
 
@@ -36,20 +34,8 @@ describe('reconcileDaemonSet with a pod template every pod create would refuse',
   afterAll(async () => harness?.stop());
 
   const step = (message: DaemonSetMessage) => reconcileDaemonSet(harness.deps, message, Date.now());
-  const pairsFor = (records: readonly SQSRecord[], name: string) =>
-    records
-      .map((record) => ({ record, message: JSON.parse(record.body) as PairMessage }))
-      .filter(({ message }) => message.kind === 'pair' && message.daemonSet.name === name);
-  const revisionsOf = (uid: string) =>
-    (harness.sim.store.list('apps/controllerrevisions') as unknown as V1ControllerRevision[]).filter(
-      (r) => controllerOf(r)?.uid === uid,
-    );
-  const eventsOf = async (name: string) => {
-    await harness.deps.memory.events.flush();
-    return (harness.sim.store.list('events') as unknown as CoreV1Event[]).filter(
-      (event) => event.involvedObject.name === name && event.reason === 'InvalidSpec',
-    );
-  };
+  const revisions = (uid: string) => revisionsOf(harness, uid);
+  const eventsOf = (name: string) => recordedEvents(harness, name, 'InvalidSpec');
 
   /** Creates `ds`, runs one step and checks it was reported invalid with `expected` in the message. */
   async function expectInvalid(ds: ReturnType<typeof aDaemonSet>, expected: string) {
@@ -69,9 +55,9 @@ describe('reconcileDaemonSet with a pod template every pod create would refuse',
     expect(events).toEqual([
       expect.objectContaining({ type: 'Warning', message: expect.stringContaining(expected) }),
     ]);
-    expect(revisionsOf(uid)).toEqual([]);
+    expect(revisions(uid)).toEqual([]);
     expect(podsOf(harness, uid)).toEqual([]);
-    expect(pairsFor(await drainWorkQueue(harness.queues), name)).toEqual([]);
+    expect(pairMessagesFor(await drainWorkQueue(harness.queues), name)).toEqual([]);
     return message;
   }
 
@@ -91,11 +77,11 @@ describe('reconcileDaemonSet with a pod template every pod create would refuse',
     expect(report).toMatchObject({ revisionWrites: 1, fannedOut: NODES.length });
     const status = storedDaemonSet(harness, 'default', 'tolerant')?.status;
     expect((status?.conditions ?? []).filter((c) => c.type === 'ReplicaFailure')).toEqual([]);
-    const pairs = pairsFor(await drainWorkQueue(harness.queues), 'tolerant');
+    const pairs = pairMessagesFor(await drainWorkQueue(harness.queues), 'tolerant');
     expect(pairs.map(({ message: m }) => m.node.name).sort()).toEqual(NODES);
     await harness.handler({ Records: pairs.map(({ record }) => record) }, lambdaContext());
     expect(placementOf(harness, uid)).toEqual(NODES);
-    expect(revisionsOf(uid)).toHaveLength(1);
+    expect(revisions(uid)).toHaveLength(1);
   });
 
   it('reports template annotations over 256 KiB', async () => {

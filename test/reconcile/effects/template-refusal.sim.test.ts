@@ -1,9 +1,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import type { CoreV1Event } from '@kubernetes/client-node';
-import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidError } from '../../../lib/kube/kube-api-errors.ts';
-import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
+import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { isTemplateRefusal } from '../../../lib/reconcile/effects/template-refusal.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
@@ -17,6 +15,7 @@ import {
 } from '../../support/reconcile-cluster.ts';
 import { type Harness, startReconcileHarness } from '../../support/reconcile-harness.ts';
 import { drainWorkQueue, lambdaContext } from '../../support/reconcile-queues.ts';
+import { pairMessagesFor, recordedEvents } from '../../support/reconcile-step-deps.ts';
 
 const NODES = ['n1', 'n2', 'n3'];
 
@@ -38,16 +37,7 @@ describe('a pod template the API server refuses for every node', () => {
   afterAll(async () => harness?.stop());
 
   const step = (message: DaemonSetMessage) => reconcileDaemonSet(harness.deps, message, Date.now());
-  const pairsFor = (records: readonly SQSRecord[], name: string) =>
-    records
-      .map((record) => ({ record, message: JSON.parse(record.body) as PairMessage }))
-      .filter(({ message }) => message.kind === 'pair' && message.daemonSet.name === name);
-  const failedCreates = async (name: string) => {
-    await harness.deps.memory.events.flush();
-    return (harness.sim.store.list('events') as unknown as CoreV1Event[]).filter(
-      (event) => event.involvedObject.name === name && event.reason === 'FailedCreate',
-    );
-  };
+  const failedCreates = (name: string) => recordedEvents(harness, name, 'FailedCreate');
   const deadLetters = async () => {
     const { Attributes } = await harness.queues.sqs.send(
       new GetQueueAttributesCommand({
@@ -70,7 +60,7 @@ describe('a pod template the API server refuses for every node', () => {
     const uid = message.daemonSet.uid ?? '';
 
     expect(await step(message)).toMatchObject({ revisionWrites: 1, fannedOut: NODES.length });
-    const pairs = pairsFor(await drainWorkQueue(harness.queues), 'refused');
+    const pairs = pairMessagesFor(await drainWorkQueue(harness.queues), 'refused');
     expect(pairs).toHaveLength(NODES.length);
     const response = await harness.handler({ Records: pairs.map(({ record }) => record) }, lambdaContext());
     expect(response?.batchItemFailures ?? []).toEqual([]);
@@ -94,7 +84,7 @@ describe('a pod template the API server refuses for every node', () => {
 
     // The next step of the same revision sends no pair and keeps the condition.
     expect(await step(message)).toMatchObject({ fannedOut: 0, created: 0 });
-    expect(pairsFor(await drainWorkQueue(harness.queues), 'refused')).toEqual([]);
+    expect(pairMessagesFor(await drainWorkQueue(harness.queues), 'refused')).toEqual([]);
     expect(refusals()).toHaveLength(1);
 
     updateDaemonSet(harness, 'default', 'refused', (stored) => {
@@ -103,7 +93,7 @@ describe('a pod template the API server refuses for every node', () => {
     });
     expect(await step(message)).toMatchObject({ revisionWrites: 1, fannedOut: NODES.length });
     expect(refusals()).toEqual([]);
-    const fixed = pairsFor(await drainWorkQueue(harness.queues), 'refused');
+    const fixed = pairMessagesFor(await drainWorkQueue(harness.queues), 'refused');
     await harness.handler({ Records: fixed.map(({ record }) => record) }, lambdaContext());
     expect(placementOf(harness, uid)).toEqual(NODES);
     expect(await deadLetters()).toBe(0);
