@@ -58,14 +58,15 @@ function newerThanNodeList(view: Readonly<NodeView>, nodesResourceVersion: strin
 }
 
 /**
- * The pair's plan when it is not empty, without creates while the API server refuses the current
- * revision's template (effects/template-refusal.ts). Its remembered fan-out is settled either way:
+ * The pair's plan when it is not empty, without creates when `refused`: the API server refuses the
+ * current revision's template (effects/template-refusal.ts), asked once per walk. Its remembered fan-out is settled either way:
  * seen in another state than the one it was sent for, its message was acted upon.
  */
 function candidateOf(
   deps: ReconcileDeps,
   state: Readonly<FanOutState>,
   view: Readonly<NodeView>,
+  refused: boolean,
 ): Candidate | undefined {
   if (state.skip.has(view.name) || newerThanNodeList(view, state.nodesResourceVersion)) return undefined;
   const { ds, currentHash, now, gateKeys } = state;
@@ -78,7 +79,6 @@ function candidateOf(
     nodeName: view.name,
     gateKeys,
   });
-  const refused = isRefused(deps, ds, currentHash);
   const actions = refused ? planned.filter((a) => a.type !== 'create') : planned;
   const memoryKey = actions.length === 0 ? undefined : memoryKeyOf(ds, view.name, actions);
   deps.memory.expectations.settleFanOut(pairKey(ds.metadata?.uid ?? '', view.name), memoryKey);
@@ -119,11 +119,12 @@ function walk(
   nowMs: number,
 ): Walk {
   const uid = state.ds.metadata?.uid ?? '';
+  const refused = isRefused(deps, state.ds, state.currentHash);
   const taken: Candidate[] = [];
   let [creates, deletes] = [0, 0];
   for (let index = from; index < state.views.length; index++) {
     const view = state.views[index] as NodeView;
-    const candidate = candidateOf(deps, state, view);
+    const candidate = candidateOf(deps, state, view, refused);
     if (candidate === undefined) continue;
     const key = pairKey(uid, view.name);
     if (deps.memory.expectations.fannedOut(key, candidate.memoryKey, nowMs, state.listedAt)) continue;
@@ -167,9 +168,10 @@ function settleOutstanding(deps: ReconcileDeps, state: Readonly<FanOutState>): v
   const nodes = deps.memory.expectations.outstandingNodes(state.ds.metadata?.uid ?? '');
   if (nodes.length === 0) return;
   const views = new Map(state.views.map((view) => [view.name, view]));
+  const refused = isRefused(deps, state.ds, state.currentHash);
   for (const node of nodes) {
     const view = views.get(node);
-    if (view !== undefined) candidateOf(deps, state, view);
+    if (view !== undefined) candidateOf(deps, state, view, refused);
   }
 }
 
