@@ -6,6 +6,7 @@
  * by {@link eventEnvelopeOf}.
  */
 import { randomUUID } from 'node:crypto';
+import { jsonBytes } from '../messages/hint-caps.ts';
 
 /** One event to publish: what EventBridge `PutEvents` takes for one entry. */
 export interface BusEvent {
@@ -80,5 +81,5 @@ export const MAX_BUS_EVENT_BYTES = 262_144 - 1024;
 
 /** The UTF-8 bytes of the envelope JSON `event` becomes: what the ingress queue is sent of it. */
 export function busEventBytes(event: Readonly<BusEvent>): number {
-  return Buffer.byteLength(JSON.stringify(eventEnvelopeOf(event)), 'utf8');
+  return jsonBytes(eventEnvelopeOf(event));
 }
