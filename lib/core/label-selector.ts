@@ -1,6 +1,7 @@
 /**
- * Label selectors as upstream apimachinery metav1.LabelSelectorAsSelector evaluates them, and the
- * checks of metav1 validation ValidateLabelSelector.
+ * Label selectors as upstream apimachinery metav1.LabelSelectorAsSelector evaluates them, their text
+ * form as a LIST's `labelSelector` (labels.Selector.String()), and the checks of metav1 validation
+ * ValidateLabelSelector.
  */
 import type { V1LabelSelector, V1LabelSelectorRequirement } from '@kubernetes/client-node';
 import { type FieldViolation, forbidden, invalid, required } from './field-violation.ts';
@@ -114,4 +115,29 @@ function requirementViolations(
       violations.push(invalid(`${field}.values[${i}]`, value, message));
   });
   return violations;
+}
+
+/**
+ * The text form of `selector`: `k=v` for matchLabels, `k in (a,b)`, `k notin (a,b)`, `k`, `!k` for
+ * matchExpressions, sorted by key so equal selectors give equal text; '' selects everything.
+ */
+export function labelSelectorQuery(selector: Readonly<V1LabelSelector> | undefined): string {
+  const parts: { key: string; text: string }[] = [];
+  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
+    parts.push({ key, text: `${key}=${value}` });
+  }
+  for (const { key, operator, values = [] } of selector?.matchExpressions ?? []) {
+    const list = [...values].sort().join(',');
+    const text =
+      operator === 'In'
+        ? `${key} in (${list})`
+        : operator === 'NotIn'
+          ? `${key} notin (${list})`
+          : operator === 'Exists'
+            ? key
+            : `!${key}`;
+    parts.push({ key, text });
+  }
+  parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.text < b.text ? -1 : 1));
+  return parts.map((part) => part.text).join(',');
 }

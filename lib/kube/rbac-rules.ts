@@ -33,7 +33,7 @@ function relayRules(group: string): FunctionRule[] {
       verbs: ['list', 'watch'],
     },
     {
-      why: 'watches/resource-watch.ts lists and watches the daemon pods (label-selected; RBAC cannot narrow by label) for triggers.',
+      why: 'watches/resource-watch.ts lists and watches the daemon pods, watches/orphan-watches.ts the pods each managed DaemonSet could adopt (both label-selected; RBAC cannot narrow by label), for triggers.',
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch'],
@@ -90,7 +90,7 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['patch'],
     },
     {
-      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, daemon-set-step/claim-pods.ts), watched from a kept LIST's version to catch it up (daemon-set-step/catch-up-pods.ts), created and deleted with preconditions (effects/action-executor.ts), patched to adopt or release them (daemon-set-step/claim-pods.ts).",
+      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, effects/claim-pods.ts), watched from a kept LIST's version to catch it up (daemon-set-step/catch-up-pods.ts), created and deleted with preconditions (effects/action-executor.ts), patched to adopt or release them (effects/claim-pods.ts, also from pair-step/adopt-orphan.ts).",
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch', 'create', 'delete', 'patch'],

@@ -126,6 +126,14 @@ export const watchEventDetailSchema = z.object({
   /** Pods of a managed DaemonSet: the relay's hints of the pod's pair, passed on to a `pair` message. */
   pairHints: pairHintsSchema.optional(),
   /**
+   * Pods without a controller that match the selector of this managed DaemonSet of their namespace
+   * (the relay's orphan watch, `relay/watches/orphan-watches.ts`): the router sends the pair of the
+   * DaemonSet and the pod's node, naming the pod, whose step adopts it and deletes it if it is extra
+   * (docs/design.md, 7. The relay). Absent: a pod without a controller makes a `daemonset` message
+   * for every managed DaemonSet of its namespace.
+   */
+  adoptableBy: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }).optional(),
+  /**
    * Set when a relay timer sent the trigger rather than the watch, naming it (`relayTimers`):
    * `gate-wait`, a node (MODIFIED, at the version the relay knows, with its hints) still
    * bootstrapping behind its gate taint when its grace ends, so its `node` step shows it waiting

@@ -38,6 +38,12 @@ export const pairMessageSchema = z.object({
   daemonSet: z.object({ namespace: objectName, name: objectName, uid: z.string().min(1) }),
   node: z.object({ name: objectName }),
   hints: pairHintsSchema.optional(),
+  /**
+   * A pod of the DaemonSet's namespace without a controller, matching its selector and targeting
+   * the node, that the relay saw appear: the step adopts it and then makes the pair right, deleting
+   * it when it is extra, as upstream does on an orphan's ADD (docs/design.md, 14. The pair step).
+   */
+  orphan: z.object({ name: objectName, uid: z.string().min(1).max(64) }).optional(),
 });
 
 /** Run the DaemonSet-wide steps of `daemonSet`; without uid, of whichever DaemonSet has that name now. */

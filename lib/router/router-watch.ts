@@ -15,8 +15,11 @@
  *   (docs/design.md, 12. The status-refresh window). One that left every pod of its DaemonSet ready
  *   (`settles`) also sends the `daemonset` step at once, so the status says so without waiting out
  *   the window.
- * - Pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset` message
- *   for each managed DaemonSet of its namespace: one of them may adopt it.
+ * - Pod without a controller that the relay found matching a managed DaemonSet's selector
+ *   (`adoptableBy`) → that DaemonSet's `pair` message for the pod's node, naming the pod: its step
+ *   adopts the pod, and deletes it if it is extra.
+ * - Other pod without a controller (released, or orphaned by `--cascade=orphan`) → a `daemonset`
+ *   message for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
  */
 import type { MessageCause } from '../messages/message-cause.ts';
@@ -92,6 +95,8 @@ async function routePod(
   const namespace = detail.namespace;
   if (!namespace) return { ignored: 'pod event without a namespace' };
   const controller = detail.controller;
+  if (controller === undefined && detail.adoptableBy !== undefined)
+    return { work: [adoptionWork(deps, namespace, detail, detail.adoptableBy, cause)] };
   if (controller === undefined) return { work: await orphanWork(deps, namespace, cause) };
   if (controller.kind !== 'DaemonSet' || controller.apiVersion !== deps.managedKind) {
     return {
@@ -172,6 +177,26 @@ function nodeGateWork(
   if (!relevant) return undefined;
   const hints = detail.hints?.node.name === detail.nodeName ? { hints: detail.hints } : {};
   return { to: 'work', message: { ...base, kind: 'node', node: { name: detail.nodeName }, ...hints } };
+}
+
+/**
+ * The work of an orphan pod the relay found matching the selector of the DaemonSet `adopter`
+ * (`adoptableBy`): the pair of that DaemonSet and the pod's node, naming the pod, whose step adopts
+ * it and deletes it if it is extra; the DaemonSet's step when the pod targets no node yet (it is
+ * adopted there, and left alone as upstream leaves a daemon pod it cannot place).
+ */
+function adoptionWork(
+  deps: Pick<RouterDeps, 'managedKind'>,
+  namespace: string,
+  detail: Readonly<WatchEventDetail>,
+  adopter: Readonly<{ name: string; uid: string }>,
+  cause: MessageCause,
+): RoutedWork {
+  const daemonSet = { namespace, name: adopter.name, uid: adopter.uid };
+  const base = { ...common(deps, cause), daemonSet };
+  if (!detail.nodeName) return { to: 'work', message: { ...base, kind: 'daemonset' } };
+  const orphan = { name: detail.name, uid: detail.uid };
+  return { to: 'work', message: { ...base, kind: 'pair', node: { name: detail.nodeName }, orphan } };
 }
 
 /** A `daemonset` message for every managed DaemonSet in `namespace` (served from the watch cache). */

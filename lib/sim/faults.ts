@@ -57,7 +57,8 @@ export class FaultInjector {
   private readonly errorRates = new Map<string, ErrorRate>();
   private buckets: Bucket[] = [];
   private watchDropRate = 0;
-  private goneWatches = 0;
+  /** Forced 410s to come, by resource key ('*': of any resource). */
+  private readonly goneWatches = new Map<string, number>();
   private readonly dropListeners = new Set<() => void>();
 
   constructor(
@@ -97,9 +98,12 @@ export class FaultInjector {
     this.watchDropRate = rate;
   }
 
-  /** Makes the next `count` watch requests end at once with an ERROR 410 Expired event. */
-  forceWatchGone(count = 1): void {
-    this.goneWatches += count;
+  /**
+   * Makes the next `count` watch requests (of the resource `key`, e.g. `apps/daemonsets`, when
+   * given) end at once with an ERROR 410 Expired event.
+   */
+  forceWatchGone(count = 1, key = '*'): void {
+    this.goneWatches.set(key, (this.goneWatches.get(key) ?? 0) + count);
   }
 
   /** Closes every open watch connection now. */
@@ -113,7 +117,7 @@ export class FaultInjector {
     this.errorRates.clear();
     this.buckets = [];
     this.watchDropRate = 0;
-    this.goneWatches = 0;
+    this.goneWatches.clear();
   }
 
   /** For the server: registers an open watch's close function; returns its removal. */
@@ -122,11 +126,15 @@ export class FaultInjector {
     return () => this.dropListeners.delete(close);
   }
 
-  /** For the server: whether this watch must end with 410 now (consumes one forced 410). */
-  takeForcedGone(): boolean {
-    if (this.goneWatches <= 0) return false;
-    this.goneWatches -= 1;
-    return true;
+  /** For the server: whether this watch of resource `key` must end with 410 now (consumes one forced 410). */
+  takeForcedGone(key: string): boolean {
+    for (const forced of [key, '*']) {
+      const left = this.goneWatches.get(forced) ?? 0;
+      if (left <= 0) continue;
+      this.goneWatches.set(forced, left - 1);
+      return true;
+    }
+    return false;
   }
 
   /** For the server: whether to drop a watch connection before sending the next event. */

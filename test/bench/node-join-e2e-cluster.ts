@@ -2,7 +2,8 @@
  * The simulated cluster of test/bench/node-join-e2e.ts, in a worker thread: the API server gets its
  * own event loop (and core), as a real one runs apart from its controllers, so the benchmark times
  * the pipeline, not the API server's JSON. It measures in the API server's store: from each joined
- * node's creation to the creation of each daemon pod for it.
+ * node's creation to the creation of each daemon pod for it, and from each hand-made pod's creation
+ * (an orphan matching a DaemonSet's selector on a node that runs its pod) to its deletion.
  */
 import { workerData } from 'node:worker_threads';
 import { startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
@@ -20,6 +21,13 @@ export type ClusterRequest =
   | { readonly id: number; readonly cmd: 'daemonsets'; readonly count: number }
   | { readonly id: number; readonly cmd: 'pods' }
   | { readonly id: number; readonly cmd: 'join'; readonly name: string }
+  | {
+      readonly id: number;
+      readonly cmd: 'orphan';
+      readonly name: string;
+      readonly node: string;
+      readonly app: string;
+    }
   | { readonly id: number; readonly cmd: 'samples' }
   | { readonly id: number; readonly cmd: 'stop' };
 
@@ -51,7 +59,15 @@ async function serve(task: ClusterTask): Promise<void> {
   const sim = await startSimCluster({ nodes: task.nodes, kubeconfigPath: task.kubeconfigPath });
   const joinedAt = new Map<string, number>();
   const samples: number[] = [];
+  const orphanAt = new Map<string, number>();
+  const orphanSamples: number[] = [];
   sim.store.subscribe((event) => {
+    const name = event.object.metadata.name ?? '';
+    const orphan = event.key === 'pods' ? orphanAt.get(name) : undefined;
+    if (orphan !== undefined && (event.type === 'DELETED' || event.object.metadata.deletionTimestamp)) {
+      orphanSamples.push(performance.now() - orphan);
+      orphanAt.delete(name);
+    }
     if (event.type !== 'ADDED') return;
     if (event.key === 'nodes') joinedAt.set(event.object.metadata.name ?? '', performance.now());
     if (event.key !== 'pods') return;
@@ -70,9 +86,19 @@ async function serve(task: ClusterTask): Promise<void> {
         case 'join':
           sim.nodes.add(request.name, { labels: { 'kubernetes.io/os': 'linux' } });
           return true;
+        case 'orphan':
+          orphanAt.set(request.name, performance.now());
+          sim.store.create('pods', {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: request.name, namespace: 'default', labels: { app: request.app } },
+            spec: { nodeName: request.node, containers: [{ name: 'agent', image: 'busybox:1.36' }] },
+          } as KubeObject);
+          return true;
         case 'samples':
           return {
             samples,
+            orphanSamples,
             reconcileRequests: sim.counters.total({ userAgent: 'everynode/reconcile' }),
             byRequest: Object.fromEntries(
               sim.counters

@@ -13,7 +13,7 @@ import { createKubePort } from '../../lib/kube/create-kube-port.ts';
 import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import { RequestBudget } from '../../lib/kube/request-budget.ts';
 import { type Relay, startRelay } from '../../lib/relay/run/relay.ts';
-import type { RelayStats } from '../../lib/relay/watches/resource-watch.ts';
+import type { RelayStats } from '../../lib/relay/watches/relay-stats.ts';
 
 /** One report of the child: its memory, and how far the relay got. */
 export interface RelayMemorySample {

@@ -180,9 +180,10 @@ try {
   let relistAt = values.relist ? Date.now() + churnMs / 2 : undefined;
   while (Date.now() < churnUntil) {
     if (relistAt !== undefined && Date.now() >= relistAt) {
-      // Its four watches (nodes, pods, DaemonSets, revisions) reconnect into 410 Gone.
+      // Its four resources' watches (nodes, pods, DaemonSets, revisions) reconnect into 410 Gone.
       relistAt = undefined;
-      sim.faults.forceWatchGone(4);
+      for (const key of ['nodes', 'pods', 'apps/daemonsets', 'apps/controllerrevisions'])
+        sim.faults.forceWatchGone(1, key);
       sim.faults.dropWatches();
     }
     sim.nodes.add(`churn-${String(added++).padStart(5, '0')}`);

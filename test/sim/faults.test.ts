@@ -42,11 +42,18 @@ describe('FaultInjector', () => {
   it('forces 410 on exactly the next watches asked for', () => {
     const faults = new FaultInjector(1);
     faults.forceWatchGone(2);
-    expect([faults.takeForcedGone(), faults.takeForcedGone(), faults.takeForcedGone()]).toEqual([
-      true,
-      true,
-      false,
-    ]);
+    expect([
+      faults.takeForcedGone('pods'),
+      faults.takeForcedGone('nodes'),
+      faults.takeForcedGone('pods'),
+    ]).toEqual([true, true, false]);
+  });
+
+  it('forces 410 on the next watches of one resource only, when it is named', () => {
+    const faults = new FaultInjector(1);
+    faults.forceWatchGone(1, 'apps/daemonsets');
+    expect([faults.takeForcedGone('pods'), faults.takeForcedGone('apps/daemonsets')]).toEqual([false, true]);
+    expect(faults.takeForcedGone('apps/daemonsets')).toBe(false);
   });
 
   it('adds latency within the configured range', () => {

@@ -6,11 +6,11 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
+import { labelSelectorQuery } from '../../core/label-selector.ts';
 import { TooManyRequestsError } from '../../kube/kube-api-errors.ts';
 import type { ListResult } from '../../kube/kube-port.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
 import { type KeptPods, keptPodsOf } from '../memory/kept-pod-lists.ts';
-import { labelSelectorQuery } from '../reads/selector-query.ts';
 import { catchUpPods, type PodSelection } from './catch-up-pods.ts';
 
 /**

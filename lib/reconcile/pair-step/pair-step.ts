@@ -22,6 +22,7 @@ import {
   readPair,
   withConfirmedNode,
 } from '../reads/pair-reader.ts';
+import { withAdoptedOrphan } from './adopt-orphan.ts';
 
 /** A pair kept changing under its plan (two Conflicts in a row); retried by redelivery. */
 export class PairConflictError extends EverynodeError {
@@ -44,8 +45,8 @@ export function planRead(deps: DepsPart<never, 'objects'>, read: Readonly<PairRe
 }
 
 /**
- * Reconciles the pair `message` names: read (hinted when the hints are usable), plan with
- * `planPair`, execute. A Conflict on a delete re-reads the pair once without hints and plans
+ * Reconciles the pair `message` names: read (hinted when the hints are usable), adopt the orphan the
+ * message names, if any (`adopt-orphan.ts`), plan with `planPair`, execute. A Conflict on a delete re-reads the pair once without hints and plans
  * again; a second one throws PairConflictError. Failed-pod backoff and terminating pods become a
  * delayed requeue of the pair. A DaemonSet that is gone (or re-created under another uid), being
  * deleted, or invalid is nothing to do here: garbage collection removes its pods, and the DaemonSet
@@ -63,6 +64,11 @@ export async function reconcilePair(
   let read = hintsMissOwnCreate(deps, message)
     ? await readPair(deps, message, 'recent')
     : await readHintedPair(deps, message);
+  if (read !== undefined && isActionable(read.ds)) {
+    const adopted = await withAdoptedOrphan(deps, message, read);
+    read = adopted.read;
+    reports.push(adopted.report);
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     const now = deps.clock();
     const planned =
@@ -143,7 +149,8 @@ function pairKeyOf(message: Readonly<PairMessage>): string {
  */
 function accountedFor(deps: ReconcileDeps, message: Readonly<PairMessage>): boolean {
   const { cause, hints } = message;
-  if (cause.type !== 'watch' || cause.kind !== 'Pod') return false;
+  // An orphan is in no LIST of the pair's pods (it lacks everynode's node label) until adopted.
+  if (cause.type !== 'watch' || cause.kind !== 'Pod' || message.orphan !== undefined) return false;
   const at = hints === undefined ? cause.resourceVersion : hints.podsResourceVersion;
   return at !== undefined && deps.memory.expectations.accountedFor(pairKeyOf(message), at);
 }

@@ -6,31 +6,6 @@ import type { V1LabelSelector } from '@kubernetes/client-node';
 import { NODE_LABEL, nodeLabelValue } from '../../core/daemon-pod.ts';
 
 /**
- * The text form of `selector`: `k=v` for matchLabels, `k in (a,b)`, `k notin (a,b)`, `k`, `!k` for
- * matchExpressions, sorted by key so equal selectors give equal text; '' selects everything.
- */
-export function labelSelectorQuery(selector: Readonly<V1LabelSelector> | undefined): string {
-  const parts: { key: string; text: string }[] = [];
-  for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
-    parts.push({ key, text: `${key}=${value}` });
-  }
-  for (const { key, operator, values = [] } of selector?.matchExpressions ?? []) {
-    const list = [...values].sort().join(',');
-    const text =
-      operator === 'In'
-        ? `${key} in (${list})`
-        : operator === 'NotIn'
-          ? `${key} notin (${list})`
-          : operator === 'Exists'
-            ? key
-            : `!${key}`;
-    parts.push({ key, text });
-  }
-  parts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.text < b.text ? -1 : 1));
-  return parts.map((part) => part.text).join(',');
-}
-
-/**
  * The selector of the pods everynode created for one node, bound or not (`everynode.dev/node`), of
  * every DaemonSet of the namespace: the pair plan acts only on those the DaemonSet controls, but
  * every name listed is one a new pod must not take — including the pod the DaemonSet released when

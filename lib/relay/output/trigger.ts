@@ -44,7 +44,8 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate,
  * `rolloutSlot` one that can free a slot of its DaemonSet's rolling update (`filters/rollout-slots.ts`),
  * `settles` one that leaves every pod of its DaemonSet ready (`filters/rollout-completion.ts`),
- * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`filters/gate-changes.ts`).
+ * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`filters/gate-changes.ts`),
+ * `adoptableBy` an orphan pod the DaemonSet named could adopt (`watches/orphan-watches.ts`).
  */
 export function watchDetailOf<R extends TriggeringResource>(
   resource: R,
@@ -59,6 +60,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly settles?: boolean;
     readonly gateChange?: GateChange | undefined;
     readonly nodesVersion?: string | undefined;
+    readonly adoptableBy?: { readonly name: string; readonly uid: string };
   } = {},
 ): WatchEventDetail {
   const meta =
@@ -81,6 +83,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),
     ...(resource !== 'nodes' && hints.nodesVersion ? { nodesVersion: hints.nodesVersion } : {}),
+    ...(hints.adoptableBy ? { adoptableBy: { ...hints.adoptableBy } } : {}),
   };
 }
 

@@ -13,7 +13,9 @@ import { GateWaitTimers } from '../filters/gate-wait.ts';
 import { StatusCoalescer } from '../filters/status-coalescer.ts';
 import { RelayPublisher, type WatchPositions } from '../output/publisher.ts';
 import { resyncTriggerEvent } from '../output/trigger.ts';
-import { type RelayKube, type RelayStats, ResourceWatch } from '../watches/resource-watch.ts';
+import { OrphanWatches } from '../watches/orphan-watches.ts';
+import type { RelayStats } from '../watches/relay-stats.ts';
+import { type RelayKube, ResourceWatch } from '../watches/resource-watch.ts';
 import type { RelayCheckpointStore } from './checkpoint.ts';
 import { planResume, type ResumePlan } from './resume.ts';
 
@@ -83,8 +85,8 @@ function startResync(plan: Readonly<ResumePlan>, clock: () => Date): BusEvent | 
 }
 
 /**
- * The options every resource's watch shares, with the context they feed and the gate-wait timers
- * that follow it (cleared when `signal` aborts).
+ * The options every resource's watch shares, with the context they feed, the gate-wait timers
+ * that follow it (cleared when `signal` aborts) and the orphan watches that follow the DaemonSets.
  */
 function sharedWatchOptions(
   options: Readonly<RelayOptions>,
@@ -95,6 +97,18 @@ function sharedWatchOptions(
 ) {
   const context = new RelayNodeContext();
   const { logger } = options;
+  const timeouts = options.watchTimeoutSeconds ? { watchTimeoutSeconds: options.watchTimeoutSeconds } : {};
+  const { kube, managedKind } = options;
+  const orphans = new OrphanWatches({
+    kube,
+    managedKind,
+    publisher,
+    logger,
+    signal,
+    stats,
+    clock,
+    ...timeouts,
+  });
   return {
     kube: options.kube,
     managedKind: options.managedKind,
@@ -105,8 +119,9 @@ function sharedWatchOptions(
     clock,
     ...(options.coalesceStatus === false ? {} : { coalescer: new StatusCoalescer() }),
     context,
-    gateWait: new GateWaitTimers({ context, publisher, clock, signal, logger }),
-    ...(options.watchTimeoutSeconds ? { watchTimeoutSeconds: options.watchTimeoutSeconds } : {}),
+    followers: [new GateWaitTimers({ context, publisher, clock, signal, logger }), orphans],
+    orphans,
+    ...timeouts,
   };
 }
 
@@ -147,7 +162,13 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
         limit: MAX_BUS_EVENT_BYTES,
       }),
   });
-  const watchOptions = sharedWatchOptions(options, publisher, stats, controller.signal, clock);
+  const { orphans, ...watchOptions } = sharedWatchOptions(
+    options,
+    publisher,
+    stats,
+    controller.signal,
+    clock,
+  );
   const watches = RELAYED_RESOURCES.map(
     (resource) => new ResourceWatch({ ...watchOptions, resource, resumeFrom: plan.resumeFrom[resource] }),
   );
@@ -159,7 +180,10 @@ export async function startRelay(options: Readonly<RelayOptions>): Promise<Relay
   // The start positions, published with the resync above: a checkpoint never drops a resource.
   for (const watch of watches) publisher.add(undefined, watch.resource, watch.startPosition);
   const checkpointer = new Checkpointer(options, publisher, identity);
-  const running = Promise.all([...watches, ...hintWatches].map((watch) => watch.run()));
+  const running = Promise.all([
+    ...[...watches, ...hintWatches].map((watch) => watch.run()),
+    orphans.settled(),
+  ]);
   const done = superviseRelay(running, publisher, checkpointer, controller, options);
   done.catch(() => undefined);
   return {

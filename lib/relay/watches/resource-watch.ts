@@ -21,13 +21,13 @@ import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from '../cluster-view/facet-cache.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { changesNodeGate, gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
-import type { GateWaitTimers } from '../filters/gate-wait.ts';
 import { settlesDaemonSet } from '../filters/rollout-completion.ts';
 import { freesRolloutSlot } from '../filters/rollout-slots.ts';
 import type { StatusCoalescer } from '../filters/status-coalescer.ts';
 import type { RelayPublisher } from '../output/publisher.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from '../output/trigger.ts';
 import { listForSeeding } from './list-pages.ts';
+import type { RelayStats } from './relay-stats.ts';
 
 /** The KubePort methods the relay uses. */
 export type RelayKube = Pick<
@@ -36,25 +36,19 @@ export type RelayKube = Pick<
 >;
 
 /**
- * Label selector of the pods the relay watches: those everynode created (they carry the DaemonSet
- * uid label). Pods created by others that a DaemonSet could adopt are found by the DaemonSet step's
- * own LIST by selector, which every DaemonSet event and every resync runs.
+ * Label selector of the pods the relay watches: those everynode created or adopted (they carry the
+ * DaemonSet uid label). The pods a DaemonSet could adopt have watches of their own
+ * (`orphan-watches.ts`).
  */
 export const WATCHED_POD_SELECTOR = DAEMONSET_UID_LABEL;
 
 /** Consecutive failed watches after which the relay relists instead of resuming. */
 export const MAX_WATCH_FAILURES = 5;
 
-/** Counts of what the relay saw, for logs and the live view. */
-export interface RelayStats {
-  forwarded: number;
-  /** No-op updates (heartbeats…). */
-  dropped: number;
-  /** Status-only pod changes covered by an earlier trigger of the same window (`StatusCoalescer`). */
-  coalesced: number;
-  /** Forwarded pod changes that can change their node's readiness gate (`changesNodeGate`). */
-  gating?: number;
-  relists: number;
+/** What follows the relay's view as the watches take it in: each LIST and each event. */
+export interface ViewFollower {
+  seeded<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void;
+  observed<R extends WatchedResource>(resource: R, event: Readonly<ObjectEvent<WatchedObjects[R]>>): void;
 }
 
 /** Options of {@link watchResource}. */
@@ -72,8 +66,11 @@ export interface ResourceWatchOptions<R extends WatchedResource> {
   readonly coalescer?: StatusCoalescer;
   /** Shared by the relay's watches: every event feeds it; node and pod events take their hints from it. */
   readonly context?: RelayNodeContext;
-  /** Follows what the context follows, to time the nodes waiting on their gate (`filters/gate-wait.ts`). */
-  readonly gateWait?: Pick<GateWaitTimers, 'seeded' | 'observed'>;
+  /**
+   * Follow what the context follows: the gate-wait timers (`filters/gate-wait.ts`), the orphan
+   * watches of the managed DaemonSets (`orphan-watches.ts`).
+   */
+  readonly followers?: readonly ViewFollower[];
   readonly clock?: () => Date;
   /** Server-side watch timeout (default 300 s); the loop then resumes from its position. */
   readonly watchTimeoutSeconds?: number;
@@ -183,7 +180,8 @@ function handle<R extends WatchedResource>(
   const objectEvent = event.type === 'BOOKMARK' ? undefined : (event as ObjectEvent<WatchedObjects[R]>);
   const gateChange = gateChangeOf(options.context, options.resource, objectEvent);
   if (objectEvent) options.context?.observe(options.resource, objectEvent);
-  if (objectEvent) options.gateWait?.observed(options.resource, objectEvent);
+  for (const follower of objectEvent ? (options.followers ?? []) : [])
+    follower.observed(options.resource, objectEvent as ObjectEvent<WatchedObjects[R]>);
   if (cache === undefined || !isTriggering(options.resource)) return event.resourceVersion;
   if (objectEvent === undefined) {
     options.publisher.add(undefined, options.resource, event.resourceVersion);
@@ -278,7 +276,7 @@ async function relist<R extends WatchedResource>(
   const gateChange = relistGateChange(context, resource, list.kept);
   list.commit();
   if (resource === 'nodes') context?.noteNodeChange(list.resourceVersion);
-  options.gateWait?.seeded(resource, list.kept);
+  for (const follower of options.followers ?? []) follower.seeded(resource, list.kept);
   if (reason !== undefined && isTriggering(options.resource)) {
     options.stats.relists++;
     options.logger.info(`relisted ${options.resource} after ${reason}; asking for a resync`, {

@@ -194,7 +194,7 @@ export async function handleWatch(ctx: HandlerContext): Promise<void> {
   let initial: WireEvent[] = [];
   let gone: SimApiError | undefined;
   try {
-    if (ctx.server.faults?.takeForcedGone())
+    if (ctx.server.faults?.takeForcedGone(ctx.resource.key))
       throw SimApiError.expired(
         `too old resource version: ${q.resourceVersion || 0} (${ctx.server.store.resourceVersion})`,
       );

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { daemonPodFor } from '../../../lib/core/daemon-pod.ts';
-import {
-  labelSelectorQuery,
-  pairPodsQuery,
-  violationQueries,
-} from '../../../lib/reconcile/reads/selector-query.ts';
+import { labelSelectorQuery } from '../../../lib/core/label-selector.ts';
+import { pairPodsQuery, violationQueries } from '../../../lib/reconcile/reads/selector-query.ts';
 import { aDaemonSet } from '../../support/builders.ts';
 
 describe('label selector queries', () => {

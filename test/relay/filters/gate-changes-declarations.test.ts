@@ -121,8 +121,9 @@ describe('gate changes on DaemonSet triggers, against the simulated cluster', ()
   it('after a 410 relist, names on the resync trigger the gates changed while it did not watch', async () => {
     const relay = await world.relay('journal');
     const before = (await journalled()).length;
-    // Every watch ends: the next ones answer 410, and the gate removed meanwhile is seen by no watch.
-    world.sim.faults.forceWatchGone(4);
+    // Every watch ends: the next of each resource answer 410, and the gate removed meanwhile is
+    // seen by no watch.
+    for (const key of ['nodes', 'pods', 'apps/daemonsets']) world.sim.faults.forceWatchGone(1, key);
     world.sim.faults.dropWatches();
     annotate('logs', { [NODE_READINESS_ANNOTATION]: undefined });
     const seen = await eventually(

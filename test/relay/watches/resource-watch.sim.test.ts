@@ -8,9 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRevisionFor } from '../../../lib/core/controller-revision.ts';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
 import type { KubePort, WatchedResource } from '../../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
 import type { StructuredLogger } from '../../../lib/log/structured-logger.ts';
 import type { BusEvent } from '../../../lib/queue/event-bus.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
@@ -23,6 +21,7 @@ import {
 import { type SimCluster, startSimCluster } from '../../../lib/sim/start-sim-cluster.ts';
 import { aDaemonSet, aNode } from '../../support/builders.ts';
 import { eventually } from '../../support/journal-triggers.ts';
+import { kubePortOf } from '../../support/sim-kube.ts';
 import { newDaemonSet, newPod } from '../../support/store-test-helpers.ts';
 
 const USER_AGENT = 'everynode/resource-watch-test';
@@ -39,11 +38,7 @@ describe('ResourceWatch against the simulated cluster', () => {
       bookmarkIntervalMs: 100,
       timing: { podGcQuarantineSeconds: 3600 },
     });
-    kube = createKubePort({
-      connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
-      managedKind: 'apps/v1',
-      userAgent: USER_AGENT,
-    });
+    kube = kubePortOf(sim, USER_AGENT);
   });
   afterEach(async () => {
     sim.faults.reset();

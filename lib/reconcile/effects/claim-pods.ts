@@ -6,12 +6,12 @@
 import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import { planAdoption } from '../../core/adoption.ts';
 import { controllerRefFor } from '../../core/controller-ref.ts';
-import { targetNodeName } from '../../core/daemon-pod.ts';
+import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../../core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { mapConcurrent } from '../effects/action-executor.ts';
-import { emptyReport, type StepReport } from '../effects/step-report.ts';
+import { mapConcurrent } from './action-executor.ts';
+import { emptyReport, type StepReport } from './step-report.ts';
 
 /** The pods the DaemonSet controls after claiming, and what claiming did. */
 export interface ClaimResult {
@@ -37,18 +37,27 @@ type OwnersOf = (
 ) => { owners: V1OwnerReference[]; labels: Record<string, string | null> | undefined } | undefined;
 
 /**
- * The DaemonSet uid label a pod gets with its new owners: set on adoption, removed on release (when
- * it names that DaemonSet). The relay watches the pods carrying it, so an adopted pod is followed
- * like a created one (its deletion, failure and readiness reach the router; node hints include it).
+ * The labels a pod gets with its new owners. On adoption: the DaemonSet uid label, which the relay
+ * watches, so an adopted pod is followed like a created one (its deletion, failure and readiness
+ * reach the router; node hints include it); and the node label of the node it targets, by which
+ * the pair step lists a pair's pods (reads/selector-query.ts), so it is never taken for missing and
+ * doubled. On release: the uid label is removed when it names that DaemonSet; the node label stays,
+ * so the name stays taken.
  */
-function uidLabelFor(
+function labelsFor(
   pod: Readonly<V1Pod>,
   dsUid: string,
   adopting: boolean,
 ): Record<string, string | null> | undefined {
-  const current = pod.metadata?.labels?.[DAEMONSET_UID_LABEL];
-  if (adopting) return current === dsUid ? undefined : { [DAEMONSET_UID_LABEL]: dsUid };
-  return current === dsUid ? { [DAEMONSET_UID_LABEL]: null } : undefined;
+  const labels = pod.metadata?.labels ?? {};
+  const current = labels[DAEMONSET_UID_LABEL];
+  if (!adopting) return current === dsUid ? { [DAEMONSET_UID_LABEL]: null } : undefined;
+  const change: Record<string, string> = {};
+  if (current !== dsUid) change[DAEMONSET_UID_LABEL] = dsUid;
+  const nodeName = targetNodeName(pod);
+  const nodeLabel = nodeName === undefined ? undefined : nodeLabelValue(nodeName);
+  if (nodeLabel !== undefined && labels[NODE_LABEL] !== nodeLabel) change[NODE_LABEL] = nodeLabel;
+  return Object.keys(change).length > 0 ? change : undefined;
 }
 
 async function patchOnce(
@@ -121,11 +130,11 @@ export async function claimPods(
   const ref = controllerRefFor(ds);
   const adoptable: OwnersOf = (pod) =>
     planAdoption(ds, [pod as V1Pod]).adopt.length > 0
-      ? { owners: withController(pod, ref), labels: uidLabelFor(pod, ref.uid, true) }
+      ? { owners: withController(pod, ref), labels: labelsFor(pod, ref.uid, true) }
       : undefined;
   const releasable: OwnersOf = (pod) =>
     planAdoption(ds, [pod as V1Pod]).release.length > 0
-      ? { owners: withoutOwner(pod, ref.uid), labels: uidLabelFor(pod, ref.uid, false) }
+      ? { owners: withoutOwner(pod, ref.uid), labels: labelsFor(pod, ref.uid, false) }
       : undefined;
   const adopted = await mapConcurrent(plan.adopt, (pod) => patchOwners(deps, pod, adoptable));
   const released = await mapConcurrent(plan.release, (pod) => patchOwners(deps, pod, releasable));

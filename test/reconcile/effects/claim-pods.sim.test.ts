@@ -8,8 +8,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerOf, controllerRefFor } from '../../../lib/core/controller-ref.ts';
+import { NODE_LABEL, nodeLabelValue } from '../../../lib/core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { claimPods } from '../../../lib/reconcile/daemon-set-step/claim-pods.ts';
+import { claimPods } from '../../../lib/reconcile/effects/claim-pods.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
 import type { KubeObject } from '../../../lib/sim/storage/store.ts';
 import { aDaemonSet, aNode, aPod, type PodOptions } from '../../support/builders.ts';
@@ -54,7 +55,7 @@ describe('claimPods against the API server', () => {
   const patches = () =>
     harness.sim.counters.total({ verb: 'patch', resource: 'pods', userAgent: RECONCILE_USER_AGENT });
 
-  it('adopts an orphan matching the selector: controller reference and uid label', async () => {
+  it('adopts an orphan matching the selector: controller reference, uid and node labels', async () => {
     await running('orphan', { nodeName: 'n1', labels: { app: 'claimer' } });
     const result = await claimPods(harness.deps, ds, only(await listed(), 'orphan'));
     expect(result.report).toMatchObject({ adopted: 1, released: 0 });
@@ -71,7 +72,11 @@ describe('claimPods against the API server', () => {
         blockOwnerDeletion: true,
       },
     ]);
-    expect(pod.metadata?.labels).toEqual({ app: 'claimer', [DAEMONSET_UID_LABEL]: uid() });
+    expect(pod.metadata?.labels).toEqual({
+      app: 'claimer',
+      [DAEMONSET_UID_LABEL]: uid(),
+      [NODE_LABEL]: nodeLabelValue('n1'),
+    });
     // The claimed copy is the pod as patched.
     expect(result.claimed[0]?.metadata?.resourceVersion).toBe(pod.metadata?.resourceVersion);
   });

@@ -1,0 +1,53 @@
+/**
+ * The orphan a pair message names (docs/design.md, 14. The pair step): a pod without a controller
+ * that matches the DaemonSet's selector and targets the pair's node, which the relay saw appear.
+ * Upstream's addPod enqueues every DaemonSet matching an orphan, whose sync adopts it (ClaimPods)
+ * and then deletes it if the node should not run the DaemonSet or already runs its pod; here the
+ * pair step does both for the one node concerned.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { targetNodeName } from '../../core/daemon-pod.ts';
+import type { PairMessage } from '../../messages/work-message.ts';
+import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { claimPods } from '../effects/claim-pods.ts';
+import { emptyReport, type StepReport } from '../effects/step-report.ts';
+import type { PairRead } from '../reads/pair-reader.ts';
+
+/** A pair read with the named orphan among its pods once adopted, and what adopting did. */
+export interface WithOrphan {
+  readonly read: PairRead;
+  readonly report: StepReport;
+}
+
+/** The pod named `name` with uid `uid`, as stored now, or undefined when it is gone. */
+async function readPod(
+  deps: ReconcileDeps,
+  namespace: string,
+  name: string,
+  uid: string,
+): Promise<V1Pod | undefined> {
+  const list = await deps.ports.kube.listPods({ namespace, fieldSelector: `metadata.name=${name}` });
+  return list.items.find((pod) => pod.metadata?.uid === uid);
+}
+
+/**
+ * `read` with the orphan `message` names adopted into its pods (one LIST of the pod by name, one
+ * guarded PATCH of its owner references and labels): the plan made from it then deletes the pod if
+ * it is extra. `read` itself when the message names none, the read has it already, or it is gone,
+ * now targets another node, or may not be adopted (`planAdoption`: another controller took it, it
+ * is being deleted, its labels no longer match).
+ */
+export async function withAdoptedOrphan(
+  deps: ReconcileDeps,
+  message: Readonly<PairMessage>,
+  read: PairRead,
+): Promise<WithOrphan> {
+  const orphan = message.orphan;
+  const none = { read, report: emptyReport() };
+  if (orphan === undefined || read.pods.some((pod) => pod.metadata?.uid === orphan.uid)) return none;
+  const pod = await readPod(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
+  if (pod === undefined || targetNodeName(pod) !== read.nodeName) return none;
+  const { claimed, report } = await claimPods(deps, read.ds, [pod]);
+  if (claimed.length === 0) return { read, report };
+  return { read: { ...read, pods: [...read.pods, ...claimed] }, report };
+}

@@ -1,0 +1,19 @@
+/** A KubePort over the simulated cluster's own kubeconfig: the real client, over HTTP. */
+import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import type { KubePort } from '../../lib/kube/kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
+
+/** The KubePort of `sim`, managing `managedKind` (default `apps/v1`), calling as `userAgent`. */
+export function kubePortOf(
+  sim: SimCluster,
+  userAgent: string,
+  managedKind: ManagedKind = 'apps/v1',
+): KubePort {
+  return createKubePort({
+    connection: connectionFromKubeConfig(loadKubeConfig({ yaml: sim.kubeconfig })),
+    managedKind,
+    userAgent,
+  });
+}
