@@ -28,6 +28,8 @@ export const routerCounterNames = {
   requeuesForwarded: 'RequeuesForwarded',
   requeuesDelayed: 'RequeuesDelayed',
   statusRefreshes: 'StatusRefreshesScheduled',
+  /** Triggers sent back to the ingress queue after a transient routing failure (`router-retry.ts`). */
+  retriesDelayed: 'TriggersRetriedLater',
 } as const;
 
 /** The router's ports. */

@@ -12,15 +12,18 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { isRetryable } from '../errors/everynode-error.ts';
 import { RecentlySent, routeIngressMessage } from './router.ts';
 import type { RouterCounters, RouterDeps } from './router-deps.ts';
+import { sendBackAfterTransientFailure } from './router-retry.ts';
 
 /** An SQS-triggered Lambda handler reporting partial batch failures. */
 export type RouterHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /**
  * The router handler: a middy handler with the Powertools logger's Lambda context, routing the
- * records of an ingress (SQS standard) batch in parallel with the Powertools batch processor. It
- * returns the records that failed for a reason worth retrying as `batchItemFailures` — they come
- * back after the visibility timeout, and to the ingress DLQ after maxReceiveCount — and so too the
+ * records of an ingress (SQS standard) batch in parallel with the Powertools batch processor. A
+ * trigger whose routing failed because the API server is unavailable is sent back to the ingress
+ * queue with backoff (`router-retry.ts`). It returns the records that failed for another reason
+ * worth retrying as `batchItemFailures` — they come back after the visibility timeout, and to the
+ * ingress DLQ after maxReceiveCount — and so too the
  * records that can never succeed but are worth keeping (a requeue envelope due too far ahead),
  * logged as errors; unusable triggers count as processed. A batch processor is made per invocation, because the local
  * pipeline may run invocations of one handler concurrently (Lambda runs one at a time per container).
@@ -30,7 +33,11 @@ export type RouterHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 export function createRouterHandler(deps: RouterDeps, metrics?: Metrics): RouterHandler {
   const recent = new RecentlySent();
   const recordHandler = async (record: SQSRecord): Promise<void> => {
-    await routeIngressMessage(record.body, deps, recent);
+    try {
+      await routeIngressMessage(record.body, deps, recent);
+    } catch (error) {
+      await sendBackAfterTransientFailure(deps, record.body, error);
+    }
   };
   const route = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     const processor = new BatchProcessor(EventType.SQS);

@@ -21,6 +21,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'relay-memory': './relay-memory.ts',
   'relay-chain': './relay-chain.ts',
   'node-ready': './node-ready.ts',
+  'api-outage': './api-outage.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -76,21 +76,27 @@ describe('the router handler behind the local SQS event source', () => {
     expect(await ingressDepth(world.queues.urls.ingressDlq)).toBe(0);
   });
 
-  it('leaves a trigger whose routing failed for redelivery, and routes it once the API server is back', async () => {
-    world.sim.faults.setErrorRate('list', { status: 500, rate: 1 });
+  it('sends a trigger whose routing met an outage back with backoff, past maxReceiveCount, and routes it once the API server is back', async () => {
+    const retriedBefore = world.counters.get(routerCounterNames.retriesDelayed);
+    world.sim.faults.setErrorRate('list', { status: 503, rate: 1, retryAfterSeconds: 0 });
     await sendMessages(world.queues.sqs, world.queues.urls.ingress, [
       { body: body(RESYNC_DETAIL_TYPE, { v: 1, reason: 'test' }) },
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Tries at 0, 1, 3 and 7 s: SQS alone would have received it 8 times (visibility 1 s) and moved
+    // it to the ingress DLQ after 5.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
     expect(await world.drainWork()).toEqual([]);
+    expect(world.counters.get(routerCounterNames.retriesDelayed) - retriedBefore).toBe(4);
+    expect(await ingressDepth(world.queues.urls.ingressDlq)).toBe(0);
     expect(await ingressDepth(world.queues.urls.ingress)).toBe(1);
-    world.sim.faults.setErrorRate('list', { status: 500, rate: 0 });
-    const work = await workUntil((all) => all.length >= 2);
+    world.sim.faults.setErrorRate('list', { status: 503, rate: 0 });
+    const work = await workUntil((all) => all.length >= 2, 20_000);
     expect(work.map((w) => describeWork(w.message)).sort()).toEqual([
       'daemonset:kiada/demo',
       'daemonset:kube-system/fluentd',
     ]);
-  });
+    expect(await ingressDepth(world.queues.urls.ingressDlq)).toBe(0);
+  }, 40_000);
 
   it('delivers coalesced status refreshes after their window, at most one per window', async () => {
     const fluentd = world.sim.store.get('apps/daemonsets', 'kube-system', 'fluentd');
