@@ -12,12 +12,7 @@
  *   at once, with its reason.
  */
 import { EverynodeError } from '../errors/everynode-error.ts';
-import {
-  KubeApiError,
-  KubeConnectionError,
-  ServerError,
-  TooManyRequestsError,
-} from './kube-api-errors.ts';
+import { KubeApiError, KubeConnectionError, ServerError, TooManyRequestsError } from './kube-api-errors.ts';
 
 /** What an error means for the message whose step threw it. */
 export type FailureClass =

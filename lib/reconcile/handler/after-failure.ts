@@ -4,11 +4,11 @@
  * only when neither can be sent, rejected so SQS redelivers the record.
  */
 import type { SQSRecord } from 'aws-lambda';
+import { classifyFailure, transientBackoffSeconds } from '../../kube/transient-failure.ts';
 import { failuresOf, withRequeueCause } from '../../messages/requeue-envelope.ts';
 import type { WorkMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import type { RecordOutcome } from './record-outcome.ts';
-import { classifyFailure, transientBackoffSeconds } from '../../kube/transient-failure.ts';
 
 /**
  * Times a message is sent back through the delayed path (1, 2, 4, 8 s apart) after a failure that
