@@ -136,16 +136,19 @@ export class RelayPublisher {
    * Publishes one batch, retrying failures worth retrying (a throttled or briefly unreachable bus)
    * with backoff, in place, so the order of triggers holds; gives up after
    * {@link PUBLISH_ATTEMPTS} attempts or at once on a permanent failure. An event the bus could
-   * never take (past {@link MAX_BUS_EVENT_BYTES}) is reported through `onSkipped` and left out,
+   * never take (past {@link MAX_BUS_EVENT_BYTES}) goes without its hints, which its steps then read
+   * for themselves; one too large even so is reported through `onSkipped` and left out,
    * rather than failing the batch: failing it would stop the relay, and the next would resume
    * before the same event and fail on it again, for ever.
    */
   private async publish(whole: readonly BusEvent[], upTo: WatchPositions): Promise<void> {
-    const batch = whole.filter((event) => {
-      const bytes = busEventBytes(event);
-      if (bytes <= MAX_BUS_EVENT_BYTES) return true;
+    const batch = whole.flatMap((event) => {
+      if (busEventBytes(event) <= MAX_BUS_EVENT_BYTES) return [event];
+      const bare = withoutHints(event);
+      const bytes = busEventBytes(bare);
+      if (bytes <= MAX_BUS_EVENT_BYTES) return [bare];
       this.options.onSkipped?.(skippedObjectOf(event), bytes);
-      return false;
+      return [];
     });
     for (let attempt = 1; batch.length > 0; attempt++) {
       try {
@@ -163,6 +166,12 @@ export class RelayPublisher {
     this.safe = upTo;
     if (batch.length > 0) this.options.onPublished?.(batch.length);
   }
+}
+
+/** `event` without the hints its detail carries (`hints`, `pairHints`): what a step can read itself. */
+function withoutHints(event: Readonly<BusEvent>): BusEvent {
+  const { hints: _node, pairHints: _pair, ...detail } = event.detail as Record<string, unknown>;
+  return { ...event, detail };
 }
 
 function samePositions(a: WatchPositions, b: WatchPositions): boolean {

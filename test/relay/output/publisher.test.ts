@@ -65,7 +65,20 @@ describe('RelayPublisher', () => {
     expect(publisher.positions).toEqual({ pods: '2' });
   });
 
-  it('skips one event too large for the bus, naming its object, and publishes the rest without failing', async () => {
+  it('publishes an event too large for the bus with its hints without them', async () => {
+    const published: BusEvent[] = [];
+    const publisher = new RelayPublisher({
+      bus: { publish: async (events) => void published.push(...events) },
+      lingerMs: 1,
+    });
+    const detail = { kind: 'Pod', name: 'wide-n1', hints: { node: 'n1' }, pairHints: 'x'.repeat(270_000) };
+    publisher.add({ source: 'everynode.relay', detailType: 'wide', detail }, 'pods', '1');
+    await publisher.flush();
+    expect(published.map((e) => e.detail)).toEqual([{ kind: 'Pod', name: 'wide-n1' }]);
+    expect(publisher.positions).toEqual({ pods: '1' });
+  });
+
+  it('skips one event too large for the bus even without hints, naming its object, and publishes the rest without failing', async () => {
     // The real EventBridge bus, over a client that takes every entry it is sent.
     const sent: string[][] = [];
     const client = {
@@ -83,7 +96,7 @@ describe('RelayPublisher', () => {
     const huge: BusEvent = {
       source: 'everynode.relay',
       detailType: 'huge',
-      detail: { kind: 'Pod', namespace: 'default', name: 'wide-n1', pairHints: 'x'.repeat(270_000) },
+      detail: { kind: 'Pod', namespace: 'default', name: 'wide-n1', changes: ['x'.repeat(270_000)] },
     };
     publisher.add(event('before'), 'pods', '1');
     publisher.add(huge, 'pods', '2');
