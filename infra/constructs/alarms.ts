@@ -9,7 +9,9 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELAY_HEARTBEAT_METRIC } from '../../lib/relay/run/heartbeat-metric.ts';
@@ -22,6 +24,10 @@ export interface PipelineAlarmsProps {
   readonly functions: Readonly<Record<'relay' | 'router' | 'reconcile', IFunction>>;
   /** Age of the oldest work message that means the pipeline is falling behind. */
   readonly maxWorkAge: Duration;
+  /** Notified by every alarm, on alarm and back to OK; none: the alarms notify nobody. */
+  readonly alarmTopic?: ITopic | undefined;
+  /** The dashboard's name; CloudFormation names it when none is given. */
+  readonly dashboardName?: string | undefined;
 }
 
 /**
@@ -41,6 +47,8 @@ export class PipelineAlarms extends Construct {
    */
   public readonly relayNotWatching: Alarm;
   public readonly dashboard: Dashboard;
+  /** Every alarm above. */
+  public readonly all: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: PipelineAlarmsProps) {
     super(scope, id);
@@ -86,7 +94,23 @@ export class PipelineAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
     });
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: 'everynode' });
+    this.all = [
+      this.workDlqNotEmpty,
+      this.ingressDlqNotEmpty,
+      this.workAge,
+      ...this.functionErrors,
+      this.relayNotWatching,
+    ];
+    if (props.alarmTopic) {
+      const action = new SnsAction(props.alarmTopic);
+      for (const alarm of this.all) {
+        alarm.addAlarmAction(action);
+        alarm.addOkAction(action);
+      }
+    }
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      ...(props.dashboardName ? { dashboardName: props.dashboardName } : {}),
+    });
     this.dashboard.addWidgets(
       graph(
         'Queue depth',

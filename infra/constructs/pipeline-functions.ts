@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type Duration, Validations } from 'aws-cdk-lib';
-import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
@@ -22,7 +22,9 @@ export interface PipelineFunctionsProps {
   readonly relayTimeout: Duration;
   /** The relay's memory in MB; the router and reconcile get 512. */
   readonly relayMemoryMb: number;
-  readonly vpc?: { vpc: IVpc; subnets: ISubnet[]; securityGroups: ISecurityGroup[] } | undefined;
+  readonly vpc?:
+    | { vpc: IVpc; vpcSubnets?: SubnetSelection | undefined; securityGroups?: ISecurityGroup[] | undefined }
+    | undefined;
 }
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
@@ -91,8 +93,8 @@ export class PipelineFunctions extends Construct {
       ...(props.vpc
         ? {
             vpc: props.vpc.vpc,
-            vpcSubnets: { subnets: props.vpc.subnets },
-            securityGroups: props.vpc.securityGroups,
+            ...(props.vpc.vpcSubnets ? { vpcSubnets: props.vpc.vpcSubnets } : {}),
+            ...(props.vpc.securityGroups ? { securityGroups: props.vpc.securityGroups } : {}),
           }
         : {}),
       bundling: {

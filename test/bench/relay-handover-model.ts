@@ -105,7 +105,7 @@ export interface DesignResult extends Coverage {
   readonly checkpointMovedBack: number;
 }
 
-/** The function timeout the stack sets for period P (infra/everynode-stack.ts). */
+/** The function timeout the stack sets for period P (infra/everynode.ts). */
 export function relayTimeoutMs(runSeconds: number): number {
   return Math.min(900, runSeconds + 60) * 1000;
 }

@@ -1,8 +1,9 @@
+import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EverynodeStack } from '../../infra/everynode-stack.ts';
+import type { Everynode } from '../../infra/everynode.ts';
 import { EnvironmentName } from '../../lib/config/environment-names.ts';
 import type { AwsCall, FunctionAwsCalls } from '../../lib/config/function-aws-calls.ts';
 import { RECONCILE_AWS_CALLS } from '../../lib/reconcile/setup/reconcile-aws-calls.ts';
@@ -35,7 +36,7 @@ interface DeployedFunction {
   readonly statements: readonly Json[];
 }
 
-function deployed(stack: EverynodeStack, template: Template, fn: NodejsFunction): DeployedFunction {
+function deployed(stack: Stack, template: Template, fn: NodejsFunction): DeployedFunction {
   const functionId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
   const roleArn = template.toJSON().Resources[functionId].Properties.Role as { 'Fn::GetAtt': string[] };
   const roleId = roleArn['Fn::GetAtt'][0] ?? '';
@@ -117,21 +118,22 @@ function missingRights(template: Template, fn: DeployedFunction, calls: readonly
 }
 
 describe.each(STACK_CONTEXTS)('the function roles $name', ({ context }) => {
-  let stack: EverynodeStack;
+  let stack: Stack;
+  let everynode: Everynode;
   let template: Template;
   beforeAll(() => {
-    stack = aTestStack(context);
+    ({ stack, everynode } = aTestStack(context));
     template = Template.fromStack(stack);
   });
 
   describe.each(Object.keys(tables) as FunctionName[])('%s', (name) => {
     it('grant every AWS call of its table on the resource the function is told about', () => {
-      const fn = deployed(stack, template, stack.functions[name]);
+      const fn = deployed(stack, template, everynode.pipelineFunctions[name]);
       expect(missingRights(template, fn, tables[name].calls)).toEqual([]);
     });
 
     it('grant nothing beyond its table, its queue polling and its own logs', () => {
-      const fn = deployed(stack, template, stack.functions[name]);
+      const fn = deployed(stack, template, everynode.pipelineFunctions[name]);
       const table = tables[name];
       const needed = (action: string, resource: unknown): boolean => {
         if (/^logs:(CreateLogStream|PutLogEvents)$/.test(action))
@@ -160,7 +162,7 @@ describe.each(STACK_CONTEXTS)('the function roles $name', ({ context }) => {
     });
 
     it('let Lambda poll the queue it consumes, and no other', () => {
-      const fn = deployed(stack, template, stack.functions[name]);
+      const fn = deployed(stack, template, everynode.pipelineFunctions[name]);
       const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'))
         .filter((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: fn.functionId }))
         .map((m) => m.Properties.EventSourceArn);
@@ -187,7 +189,7 @@ const invokeItself: AwsCall = {
 };
 
 describe('the rights check', () => {
-  const stack = aTestStack({});
+  const { stack, everynode } = aTestStack({});
   const template = Template.fromStack(stack);
   const describeInstances: AwsCall = {
     operation: 'DescribeInstances',
@@ -241,7 +243,7 @@ describe('the rights check', () => {
     },
   ];
   it.each(cases)('$name', ({ of, call, missing }) => {
-    const fn = deployed(stack, template, stack.functions[of]);
+    const fn = deployed(stack, template, everynode.pipelineFunctions[of]);
     expect(missingRights(template, fn, [call])).toHaveLength(missing ? 1 : 0);
   });
 });

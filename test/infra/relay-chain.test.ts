@@ -1,7 +1,7 @@
-import type { CfnElement } from 'aws-cdk-lib';
+import type { CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EverynodeStack } from '../../infra/everynode-stack.ts';
+import type { Everynode } from '../../infra/everynode.ts';
 import { EnvironmentName } from '../../lib/config/environment-names.ts';
 import { aTestStack, STACK_CONTEXTS } from '../support/test-stack.ts';
 
@@ -39,22 +39,23 @@ const grantsLambda = (statement: Json): boolean =>
   asList(statement.Action).some((a) => /^(lambda:|\*$)/i.test(String(a)));
 
 describe.each(STACK_CONTEXTS)('the relay chain in the stack $name', ({ context }) => {
-  let stack: EverynodeStack;
+  let stack: Stack;
+  let everynode: Everynode;
   let resources: Record<string, CfnResource>;
   let relayId: string;
   let relayRoleId: string;
   beforeAll(() => {
-    stack = aTestStack(context);
+    ({ stack, everynode } = aTestStack(context));
     // The cycle check is a test of its own below, so that a cycle does not hide the other findings.
     resources = Template.fromStack(stack, { skipCyclicalDependenciesCheck: true }).toJSON().Resources;
-    relayId = stack.getLogicalId(stack.functions.relay.node.defaultChild as CfnElement);
+    relayId = stack.getLogicalId(everynode.pipelineFunctions.relay.node.defaultChild as CfnElement);
     const role = propertiesOf(resources, relayId).Role as { 'Fn::GetAtt': string[] } | undefined;
     relayRoleId = role?.['Fn::GetAtt'][0] ?? '';
   });
 
   it('reserves two concurrent executions for the relay (a run and its successor), none for the others', () => {
     expect(resources[relayId]?.Properties?.ReservedConcurrentExecutions).toBe(2);
-    for (const fn of [stack.functions.router, stack.functions.reconcile]) {
+    for (const fn of [everynode.pipelineFunctions.router, everynode.pipelineFunctions.reconcile]) {
       const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
       expect(resources[id]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
     }
@@ -62,15 +63,15 @@ describe.each(STACK_CONTEXTS)('the relay chain in the stack $name', ({ context }
 
   it('lets the relay invoke itself without end: recursive loop detection would cut the chain at 16', () => {
     expect(resources[relayId]?.Properties?.RecursiveLoop).toBe('Allow');
-    for (const fn of [stack.functions.router, stack.functions.reconcile]) {
+    for (const fn of [everynode.pipelineFunctions.router, everynode.pipelineFunctions.reconcile]) {
       const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
       expect(resources[id]?.Properties?.RecursiveLoop ?? 'Terminate').toBe('Terminate');
     }
   });
 
   it('fires the relay schedule every minute as a watchdog; the run period P and timeout stay', () => {
-    const schedule = stack.getLogicalId(stack.triggers.relaySchedule.node.defaultChild as CfnElement);
-    expect(stack.triggers.relaySchedule.node.path).toBe('Everynode/Triggers/RelaySchedule');
+    const schedule = stack.getLogicalId(everynode.triggers.relaySchedule.node.defaultChild as CfnElement);
+    expect(everynode.triggers.relaySchedule.node.path).toBe('Everynode/Default/Triggers/RelaySchedule');
     expect(resources[schedule]?.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       Description: expect.stringMatching(/watchdog, every 60 s/),
@@ -97,8 +98,12 @@ describe.each(STACK_CONTEXTS)('the relay chain in the stack $name', ({ context }
   });
 
   it('alarms when no relay heartbeat arrived in a minute, on the metric the relay publishes', () => {
-    const alarm = stack.getLogicalId(stack.alarms.relayNotWatching.node.defaultChild as CfnElement);
-    expect(stack.alarms.relayNotWatching.node.path).toBe('Everynode/Alarms/RelayNotWatching');
+    const alarm = stack.getLogicalId(
+      everynode.pipelineAlarms.relayNotWatching.node.defaultChild as CfnElement,
+    );
+    expect(everynode.pipelineAlarms.relayNotWatching.node.path).toBe(
+      'Everynode/Default/Alarms/RelayNotWatching',
+    );
     expect(resources[alarm]?.Properties).toEqual({
       AlarmDescription: 'No relay heartbeat in a minute: nobody has watched the cluster for about a minute',
       Namespace: 'everynode',

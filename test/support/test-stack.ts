@@ -1,26 +1,23 @@
 /**
- * The stack the infra tests assert on: everynode for a cluster `prod-eks` with the app's default
- * settings, in account 111122223333 / eu-west-1, bundling skipped (test/infra/cdk-synth.test.ts
+ * The stack the infra tests assert on: the Everynode construct for a cluster `prod-eks` with the
+ * default settings, alone in a stack, in account 111122223333 / eu-west-1, bundling skipped (test/infra/cdk-synth.test.ts
  * bundles for real); the assertions are on the template.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Duration } from 'aws-cdk-lib';
-import { type EverynodeSettings, EverynodeStack } from '../../infra/everynode-stack.ts';
+import { App, Stack } from 'aws-cdk-lib';
+import { Everynode } from '../../infra/everynode.ts';
+import type { EverynodeProps } from '../../infra/everynode-props.ts';
 
-/** The settings `infra/app.ts` applies by default, for an everynode.dev/v1 cluster `prod-eks`. */
-export const TEST_STACK_SETTINGS: EverynodeSettings = {
-  clusterName: 'prod-eks',
-  managedKind: 'everynode.dev/v1',
-  relayEvery: Duration.minutes(5),
-  resyncEvery: Duration.minutes(60),
-  archiveRetention: Duration.days(14),
-  apiQps: 50,
-  reconcileMaxConcurrency: 20,
-  routerMaxConcurrency: 5,
-  maxReceiveCount: 5,
-  relayMemoryMb: 1216,
-};
+/** The props of the test stack's construct: the defaults, for an everynode.dev/v1 cluster `prod-eks`. */
+export const TEST_PROPS: EverynodeProps = { clusterName: 'prod-eks' };
+
+/** A stack holding only the construct, as a user's stack would. */
+export interface TestStack {
+  readonly app: App;
+  readonly stack: Stack;
+  readonly everynode: Everynode;
+}
 
 type Json = Record<string, unknown>;
 
@@ -33,11 +30,10 @@ export const STACK_CONTEXTS: readonly { name: string; context: Json }[] = [
   },
 ];
 
-/** The test stack built in a new app with `context`. */
-export function aTestStack(context: Json = {}): EverynodeStack {
+/** The test stack built in a new app with `context`, its construct with `props`. */
+export function aTestStack(context: Json = {}, props: EverynodeProps = TEST_PROPS): TestStack {
   const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
-  return new EverynodeStack(app, 'Everynode', {
-    env: { account: '111122223333', region: 'eu-west-1' },
-    settings: TEST_STACK_SETTINGS,
-  });
+  const stack = new Stack(app, 'Everynode', { env: { account: '111122223333', region: 'eu-west-1' } });
+  // `Default`, as infra/app.ts: the id CDK leaves out of logical ids.
+  return { app, stack, everynode: new Everynode(stack, 'Default', props) };
 }

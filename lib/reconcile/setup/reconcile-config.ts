@@ -1,6 +1,6 @@
 /**
  * The configuration of the reconcile function, read from the environment in this one place
- * (the variables the CDK stack sets; see infra/everynode-stack.ts). Locally a kubeconfig
+ * (the variables the CDK stack sets; see infra/everynode.ts). Locally a kubeconfig
  * (`EVERYNODE_KUBECONFIG` or `KUBECONFIG`) replaces the cluster endpoint variables, and
  * `EVERYNODE_SQS_ENDPOINT` points the SQS client at an emulator.
  */

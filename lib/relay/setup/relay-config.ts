@@ -1,6 +1,6 @@
 /**
  * The configuration of the relay function, read from the environment in this one place (the
- * variables the CDK stack sets, infra/everynode-stack.ts). Locally a kubeconfig (`EVERYNODE_KUBECONFIG`
+ * variables the CDK stack sets, infra/everynode.ts). Locally a kubeconfig (`EVERYNODE_KUBECONFIG`
  * or `KUBECONFIG`) replaces the cluster endpoint variables.
  */
 import * as z from 'zod';

@@ -27,12 +27,13 @@ export interface CfnTemplate {
 }
 
 /**
- * The logical id of the resource at construct path `path` below stack `stackName` (its
- * `aws:cdk:path` metadata, e.g. `Queues/Work/Resource`); throws when there is none.
+ * The logical id of the resource at construct path `path` below the `Everynode` construct of stack
+ * `stackName` (its `aws:cdk:path` metadata, e.g. `Queues/Work/Resource`), which the repository's
+ * app adds with the id `Default` (infra/app.ts); throws when there is none.
  */
 export function logicalIdAt(template: CfnTemplate, path: string, stackName = 'Everynode'): string {
   const found = Object.entries(template.Resources).find(
-    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/${path}`,
+    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/Default/${path}`,
   );
   if (!found) throw new Error(`the template has no resource at ${path}`);
   return found[0];

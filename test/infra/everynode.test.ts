@@ -1,21 +1,18 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EverynodeStack } from '../../infra/everynode-stack.ts';
-import { TEST_STACK_SETTINGS as settings } from '../support/test-stack.ts';
+import { Everynode } from '../../infra/everynode.ts';
+import { aTestStack, type TestStack } from '../support/test-stack.ts';
 
-function build(): { app: App; stack: EverynodeStack } {
+/** The test stack with cdk-nag's AwsSolutions checks on its app. */
+function build(): TestStack {
   // Bundling is skipped here (the synth test bundles for real); the assertions are on the template.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new EverynodeStack(app, 'Everynode', {
-    env: { account: '111122223333', region: 'eu-west-1' },
-    settings,
-  });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
+  const built = aTestStack();
+  Validations.of(built.app).addPlugins(new AwsSolutionsChecks(built.app));
+  return built;
 }
 
 function logicalId(template: Template, type: string, props: Record<string, unknown>): string {
@@ -24,12 +21,13 @@ function logicalId(template: Template, type: string, props: Record<string, unkno
   return found[0] ?? '';
 }
 
-describe('EverynodeStack', () => {
+describe('the Everynode construct alone in a stack', () => {
   let template: Template;
-  let stack: EverynodeStack;
+  let everynode: Everynode;
   beforeAll(() => {
-    ({ stack } = build());
-    template = Template.fromStack(stack);
+    const built = build();
+    everynode = built.everynode;
+    template = Template.fromStack(built.stack);
   });
 
   it('has a FIFO work queue in high-throughput mode with a FIFO DLQ after maxReceiveCount', () => {
@@ -147,7 +145,7 @@ describe('EverynodeStack', () => {
     expect(own).toHaveLength(1);
     expect(own[0]?.Properties).toMatchObject({ ClusterName: 'prod-eks', KubernetesGroups: [group] });
     expect(own[0]?.Properties.AccessPolicies).toBeUndefined();
-    expect(stack.access.accessEntries).toHaveLength(3);
+    expect(everynode.access.accessEntries).toHaveLength(3);
   });
 
   it('reads the cluster endpoint at deploy time, never at synth', () => {
@@ -182,29 +180,25 @@ describe('EverynodeStack', () => {
 
   it('passes cdk-nag in a VPC too (ENI rights and instance lookups on one role)', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    new EverynodeStack(app, 'EverynodeInVpc', {
-      env: { account: '111122223333', region: 'eu-west-1' },
-      settings,
-      vpcPlacement: (scope) => {
-        const vpc = Vpc.fromVpcAttributes(scope, 'Vpc', {
-          vpcId: 'vpc-1',
-          availabilityZones: ['zone-0'],
-          privateSubnetIds: ['subnet-1'],
-        });
-        return {
-          vpc,
-          subnets: [Subnet.fromSubnetId(scope, 'Subnet0', 'subnet-1')],
-          securityGroups: [SecurityGroup.fromSecurityGroupId(scope, 'Sg0', 'sg-1')],
-        };
-      },
+    const stack = new Stack(app, 'EverynodeInVpc', { env: { account: '111122223333', region: 'eu-west-1' } });
+    const vpc = Vpc.fromVpcAttributes(stack, 'Vpc', {
+      vpcId: 'vpc-1',
+      availabilityZones: ['zone-0'],
+      privateSubnetIds: ['subnet-1'],
+    });
+    new Everynode(stack, 'Everynode', {
+      clusterName: 'prod-eks',
+      vpc,
+      vpcSubnets: { subnets: [Subnet.fromSubnetId(stack, 'Subnet0', 'subnet-1')] },
+      securityGroups: [SecurityGroup.fromSecurityGroupId(stack, 'Sg0', 'sg-1')],
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).not.toThrow();
   });
 
   it('would fail cdk-nag on an unjustified violation (the check is live)', () => {
-    const { app, stack: s } = build();
-    new Queue(s, 'Unencrypted', { encryption: QueueEncryption.UNENCRYPTED });
+    const { app, stack } = build();
+    new Queue(stack, 'Unencrypted', { encryption: QueueEncryption.UNENCRYPTED });
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS/);
   });
 
