@@ -1,10 +1,13 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Duration, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
+  Code,
   type FunctionProps,
+  Function as LambdaFunction,
   LoggingFormat,
   RecursiveLoop,
   Runtime,
@@ -13,6 +16,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { RELAY_RESERVED_CONCURRENCY } from '../../lib/relay/run/handover.ts';
+import { BUNDLE_SETTINGS } from '../bundling/bundle-settings.ts';
 
 /** Where the functions run and what they share. */
 export interface PipelineFunctionsProps {
@@ -28,17 +32,22 @@ export interface PipelineFunctionsProps {
 }
 
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
-const whatwgUrlShim = fileURLToPath(new URL('../bundling/whatwg-url.mjs', import.meta.url));
+
+/** The folder of the prebuilt bundle of function `name` (the npm package's), if there is one. */
+function prebuiltBundle(name: string): string | undefined {
+  const dir = fileURLToPath(new URL(`../../bundles/${name}/`, import.meta.url));
+  return existsSync(`${dir}index.mjs`) ? dir : undefined;
+}
 
 /**
- * The three functions of the pipeline, each bundled by esbuild as one ESM file with a
- * `createRequire` banner (client-node requires Node built-ins at run time), on Node.js 22, arm64.
+ * The three functions of the pipeline, each one ESM file bundled by esbuild
+ * (infra/bundling/bundle-settings.ts), on Node.js 22, arm64.
  * They share no role: each gets only the permissions its own work needs.
  */
 export class PipelineFunctions extends Construct {
-  public readonly relay: NodejsFunction;
-  public readonly router: NodejsFunction;
-  public readonly reconcile: NodejsFunction;
+  public readonly relay: LambdaFunction;
+  public readonly router: LambdaFunction;
+  public readonly reconcile: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: PipelineFunctionsProps) {
     super(scope, id);
@@ -78,11 +87,9 @@ export class PipelineFunctions extends Construct {
     const role = new Role(this, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
     if (props.vpc) this.allowVpcNetworking(role);
-    const fn = new NodejsFunction(this, id, {
+    const common = {
       role,
       ...own,
-      entry: `${functionsDir}${name}/index.ts`,
-      handler: 'handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: own.memorySize ?? 512,
@@ -97,21 +104,28 @@ export class PipelineFunctions extends Construct {
             ...(props.vpc.securityGroups ? { securityGroups: props.vpc.securityGroups } : {}),
           }
         : {}),
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: false,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        // The SDK clients used at init are bundled (tree-shaken ESM loads faster than the runtime's
-        // CommonJS SDK); the EC2 and Lambda clients, loaded on demand, come from the runtime (test/bench/cold-start.ts).
-        externalModules: ['@aws-sdk/client-ec2', '@aws-sdk/client-lambda'],
-        // On AWS the cluster is reached through EKS only: the kubeconfig support is left out.
-        define: { 'process.env.EVERYNODE_EKS_ONLY': '"true"' },
-        esbuildArgs: { '--alias:whatwg-url': whatwgUrlShim },
-      },
-    });
+    };
+    // The npm package ships each bundle prebuilt, so a user's synth builds nothing; the repository
+    // bundles at synth, with the same settings (infra/bundling/bundle-settings.ts).
+    const prebuilt = prebuiltBundle(name);
+    const fn = prebuilt
+      ? new LambdaFunction(this, id, { ...common, code: Code.fromAsset(prebuilt), handler: 'index.handler' })
+      : new NodejsFunction(this, id, {
+          ...common,
+          entry: `${functionsDir}${name}/index.ts`,
+          handler: 'handler',
+          bundling: {
+            format: OutputFormat.ESM,
+            minify: true,
+            sourceMap: false,
+            target: BUNDLE_SETTINGS.target,
+            mainFields: [...BUNDLE_SETTINGS.mainFields],
+            banner: BUNDLE_SETTINGS.banner,
+            externalModules: [...BUNDLE_SETTINGS.external],
+            define: { ...BUNDLE_SETTINGS.define },
+            esbuildArgs: { '--alias:whatwg-url': BUNDLE_SETTINGS.alias['whatwg-url'] },
+          },
+        });
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason:

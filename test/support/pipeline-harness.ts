@@ -40,6 +40,8 @@ export interface WorldOptions {
    * call the API as their own user in their own group; kubectl stays the administrator.
    */
   readonly secured?: boolean;
+  /** Receives the pipeline's log lines from INFO up; none: it logs nothing. */
+  readonly log?: (line: string) => void;
   /** Plan DaemonSet steps on kept node LISTs from this many nodes (the process default is thousands). */
   readonly nodeListReuseMinNodes?: number;
 }
@@ -157,7 +159,7 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     ...(options.nodeListReuseMinNodes !== undefined
       ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
       : {}),
-    logLevel: 'SILENT',
+    ...(options.log ? { log: options.log, logLevel: 'INFO' as const } : { logLevel: 'SILENT' as const }),
   });
   const { pods, placement } = clusterViews(sim);
   const world: PipelineWorld = {

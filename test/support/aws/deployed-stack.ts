@@ -28,12 +28,17 @@ export interface CfnTemplate {
 
 /**
  * The logical id of the resource at construct path `path` below the `Everynode` construct of stack
- * `stackName` (its `aws:cdk:path` metadata, e.g. `Queues/Work/Resource`), which the repository's
- * app adds with the id `Default` (infra/app.ts); throws when there is none.
+ * `stackName` (its `aws:cdk:path` metadata, e.g. `Queues/Work/Resource`), whose id is `constructId`
+ * (`Default` in the repository's app, infra/app.ts); throws when there is none.
  */
-export function logicalIdAt(template: CfnTemplate, path: string, stackName = 'Everynode'): string {
+export function logicalIdAt(
+  template: CfnTemplate,
+  path: string,
+  stackName = 'Everynode',
+  constructId = 'Default',
+): string {
   const found = Object.entries(template.Resources).find(
-    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/Default/${path}`,
+    ([, r]) => r.Metadata?.['aws:cdk:path'] === `${stackName}/${constructId}/${path}`,
   );
   if (!found) throw new Error(`the template has no resource at ${path}`);
   return found[0];

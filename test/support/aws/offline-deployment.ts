@@ -139,7 +139,7 @@ async function deploy(
   const { app } = options;
   const template = structuredClone(app.template);
   options.mutate?.(template);
-  const at = (path: string) => logicalIdAt(template, path, app.stackName);
+  const at = (path: string) => logicalIdAt(template, path, app.stackName, app.constructId);
   const stateDir = mkdtempSync(join(tmpdir(), 'everynode-offline-'));
   stopping.push(() => rmSync(stateDir, { recursive: true, force: true }));
 

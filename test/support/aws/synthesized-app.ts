@@ -21,6 +21,8 @@ export interface SynthesizedApp {
   /** The `cdk.out` folder (assets under `asset.<hash>`). */
   readonly outDir: string;
   readonly stackName: string;
+  /** The id of the Everynode construct in the stack (default `Default`, as infra/app.ts adds it). */
+  readonly constructId?: string;
   readonly template: CfnTemplate;
 }
 

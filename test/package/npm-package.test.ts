@@ -1,0 +1,161 @@
+/**
+ * The package as a user installs it: `npm pack` (which builds dist/), `npm install <tarball>` into
+ * an empty project with aws-cdk-lib and constructs from the registry (the local cache first), a
+ * user's stack with `new Everynode(...)` synthesized by the real `cdk synth` out of the prebuilt
+ * bundles, that template deployed offline (test/support/aws) and driven as in the deployment tests,
+ * and the installed commands run. Prints the packed size and the time of install-and-synth against
+ * installing aws-cdk-lib and constructs alone and synthesizing an empty stack.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placesTheSeedDaemonSets, rollsOutAnImageChange } from '../deployment/deployment-scenario.ts';
+import type { CfnTemplate } from '../support/aws/deployed-stack.ts';
+import { type OfflineDeployment, startOfflineDeployment } from '../support/aws/offline-deployment.ts';
+import { kubectlBinary } from '../support/pipeline-harness.ts';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const devDependencies = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
+  .devDependencies as Record<string, string>;
+const cdkLibraries = [
+  `aws-cdk-lib@${devDependencies['aws-cdk-lib']}`,
+  `constructs@${devDependencies.constructs}`,
+];
+const cdk = join(repo, 'node_modules', 'aws-cdk', 'bin', 'cdk');
+
+/** A user's CDK app: everynode for cluster `prod-eks`, managing apps/v1 so kubectl rollout works. */
+const USER_APP = `import { App, Stack } from 'aws-cdk-lib';
+import { Everynode } from 'everynode/cdk';
+const app = new App();
+const stack = new Stack(app, 'Platform');
+new Everynode(stack, 'Everynode', { clusterName: 'prod-eks', managedKind: 'apps/v1' });
+`;
+const EMPTY_APP = `import { App, Stack } from 'aws-cdk-lib';
+const app = new App();
+new Stack(app, 'Platform');
+`;
+
+/** Runs `command` in `cwd`, with the npm and CDK settings of an offline user; resolves to stdout. */
+async function sh(cwd: string, command: string, args: readonly string[]): Promise<string> {
+  const env = {
+    ...process.env,
+    CDK_DISABLE_VERSION_CHECK: '1',
+    AWS_REGION: 'us-east-1',
+    npm_config_fund: 'false',
+  };
+  const { stdout } = await run(command, [...args], {
+    cwd,
+    env,
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** A new project in `dir`: package.json and the app, then the packages installed; seconds taken. */
+async function installAndSynth(dir: string, app: string, packages: readonly string[]): Promise<number> {
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'user-app', version: '1.0.0', type: 'module', private: true }),
+  );
+  writeFileSync(join(dir, 'app.mjs'), app);
+  const started = performance.now();
+  await sh(dir, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages]);
+  await sh(dir, process.execPath, [cdk, 'synth', '--quiet', '--app', 'node app.mjs', '--output', 'cdk.out']);
+  return (performance.now() - started) / 1000;
+}
+
+describe.runIf(kubectlBinary)('the npm package, installed into an empty project', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'everynode-package-'));
+  const [packDir, userDir, emptyDir] = ['pack', 'user', 'empty'].map((name) => join(scratch, name));
+  let tarball = '';
+  let template: CfnTemplate;
+  let world: OfflineDeployment | undefined;
+
+  beforeAll(async () => {
+    for (const dir of [packDir, userDir, emptyDir]) await sh(scratch, 'mkdir', ['-p', dir ?? '']);
+    const packed = JSON.parse(
+      await sh(repo, 'npm', ['pack', '--json', '--pack-destination', packDir ?? '']),
+    ) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      entryCount: number;
+    }[];
+    const [info] = packed;
+    tarball = join(packDir ?? '', info?.filename ?? '');
+    const emptySeconds = await installAndSynth(emptyDir ?? '', EMPTY_APP, cdkLibraries);
+    const userSeconds = await installAndSynth(userDir ?? '', USER_APP, [tarball, ...cdkLibraries]);
+    console.log(
+      `npm package: ${((info?.size ?? 0) / 1024 / 1024).toFixed(2)} MB packed, ` +
+        `${((info?.unpackedSize ?? 0) / 1024 / 1024).toFixed(2)} MB unpacked, ${info?.entryCount} files; ` +
+        `install + synth ${userSeconds.toFixed(1)} s against ${emptySeconds.toFixed(1)} s for aws-cdk-lib and ` +
+        `constructs alone and an empty stack: ${(userSeconds / emptySeconds).toFixed(2)} × (goal ≤ 1.2)`,
+    );
+    template = JSON.parse(readFileSync(join(userDir ?? '', 'cdk.out', 'Platform.template.json'), 'utf8'));
+  }, 600_000);
+  afterAll(async () => {
+    await world?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('is publishable: npm publish --dry-run passes', async () => {
+    const out = await sh(repo, 'npm', ['publish', '--dry-run', '--ignore-scripts', '--json']);
+    expect(JSON.parse(out)).toMatchObject({ everynode: { name: 'everynode', files: expect.any(Array) } });
+  }, 120_000);
+
+  it("synthesizes the user's stack from the prebuilt bundles: the user's synth bundles nothing", () => {
+    const functions = Object.entries(template.Resources).filter(
+      ([, r]) => r.Type === 'AWS::Lambda::Function',
+    );
+    const ours = functions.filter(([id]) =>
+      /^EverynodeFunctions(Relay|Router|Reconcile)[0-9A-F]{8}$/.test(id),
+    );
+    expect(ours).toHaveLength(3);
+    const installed = join(userDir ?? '', 'node_modules', 'everynode', 'dist', 'bundles');
+    for (const [id, resource] of ours) {
+      const asset = String(resource.Metadata?.['aws:asset:path']);
+      const name = id
+        .replace(/^EverynodeFunctions/, '')
+        .replace(/[0-9A-F]{8}$/, '')
+        .toLowerCase();
+      const shipped = readFileSync(join(installed, name, 'index.mjs'));
+      expect(readFileSync(join(userDir ?? '', 'cdk.out', asset, 'index.mjs')).equals(shipped)).toBe(true);
+      expect(resource.Properties?.Handler).toBe('index.handler');
+    }
+    expect(
+      statSync(join(userDir ?? '', 'node_modules', 'esbuild'), { throwIfNoEntry: false }),
+    ).toBeUndefined();
+  });
+
+  it('deploys offline and runs the DaemonSets as the repository app does (kubectl rollout status)', async () => {
+    const outDir = join(userDir ?? '', 'cdk.out');
+    world = await startOfflineDeployment({
+      app: { outDir, stackName: 'Platform', constructId: 'Everynode', template },
+    });
+    await placesTheSeedDaemonSets(world);
+    expect(await rollsOutAnImageChange(world)).toMatch(/successfully rolled out/);
+    expect(world.gateway.calls.filter((c) => !c.allowed)).toEqual([]);
+  }, 300_000);
+
+  it('runs the installed commands: everynode run on a simulated cluster, and the kubectl plugin', async () => {
+    const bin = join(userDir ?? '', 'node_modules', '.bin');
+    const state = join(scratch, 'state');
+    const out = await sh(userDir ?? '', join(bin, 'everynode'), [
+      'run',
+      '--sim-nodes',
+      '3',
+      '--exit-when-converged',
+      '--state-dir',
+      state,
+    ]);
+    expect(out).toMatch(/converged/);
+    const plugin = await sh(userDir ?? '', join(bin, 'kubectl-everynode'), ['--help']);
+    expect(plugin).toMatch(/rollout/);
+  }, 120_000);
+});
