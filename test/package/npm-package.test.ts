@@ -6,7 +6,7 @@
  * and the installed commands run. Prints the packed size and the time of install-and-synth against
  * installing aws-cdk-lib and constructs alone and synthesizing an empty stack.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,19 +143,47 @@ describe.runIf(kubectlBinary)('the npm package, installed into an empty project'
     expect(world.gateway.calls.filter((c) => !c.allowed)).toEqual([]);
   }, 300_000);
 
-  it('runs the installed commands: everynode run on a simulated cluster, and the kubectl plugin', async () => {
+  it('runs the installed commands: everynode run, and kubectl everynode rollout status through kubectl', async () => {
     const bin = join(userDir ?? '', 'node_modules', '.bin');
-    const state = join(scratch, 'state');
-    const out = await sh(userDir ?? '', join(bin, 'everynode'), [
+    const converged = await sh(userDir ?? '', join(bin, 'everynode'), [
       'run',
       '--sim-nodes',
       '3',
       '--exit-when-converged',
       '--state-dir',
-      state,
+      join(scratch, 'state-once'),
     ]);
-    expect(out).toMatch(/converged/);
-    const plugin = await sh(userDir ?? '', join(bin, 'kubectl-everynode'), ['--help']);
-    expect(plugin).toMatch(/rollout/);
-  }, 120_000);
+    expect(converged).toMatch(/converged/);
+    // A run that stays, in a process group of its own (stopped whole below), and kubectl finding
+    // the installed plugin on PATH, as a user's shell does after npm install.
+    const state = join(scratch, 'state');
+    const running = spawn(join(bin, 'everynode'), ['run', '--sim-nodes', '3', '--state-dir', state], {
+      cwd: userDir,
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      const kubeconfig = join(state, 'kubeconfig');
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, KUBECONFIG: kubeconfig };
+      const deadline = Date.now() + 60_000;
+      let status = '';
+      while (Date.now() < deadline) {
+        const attempt = await promisify(execFile)(
+          String(kubectlBinary),
+          ['everynode', '-n', 'kiada', 'rollout', 'status', 'eds/demo', '--timeout=30s'],
+          { env, timeout: 40_000 },
+        ).catch((error: { stdout?: string; stderr?: string }) => ({
+          stdout: '',
+          stderr: String(error.stderr),
+        }));
+        status = attempt.stdout;
+        if (/successfully rolled out/.test(status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(status).toMatch(/daemon set "demo" successfully rolled out/);
+    } finally {
+      if (running.pid !== undefined) process.kill(-running.pid, 'SIGTERM');
+      await new Promise((resolve) => running.once('exit', resolve));
+    }
+  }, 180_000);
 });
