@@ -13,7 +13,8 @@ export const FUNCTION_NAMES = ['relay', 'router', 'reconcile'] as const;
 export const BUNDLE_SETTINGS = {
   target: 'node22',
   mainFields: ['module', 'main'],
-  banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  // Spelled in two parts, so the package build's rewrite of each file's `import.meta.url` leaves it.
+  banner: `import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta${'.url'});`,
   // The SDK clients used at init are bundled (tree-shaken ESM loads faster than the runtime's
   // CommonJS SDK); the EC2 and Lambda clients, loaded on demand, come from the runtime
   // (test/bench/cold-start.ts).
