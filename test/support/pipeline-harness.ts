@@ -40,8 +40,9 @@ export interface WorldOptions {
    * call the API as their own user in their own group; kubectl stays the administrator.
    */
   readonly secured?: boolean;
-  /** Receives the pipeline's log lines from INFO up; none: it logs nothing. */
+  /** Receives the pipeline's log lines from `logLevel` (default INFO) up; none: it logs nothing. */
   readonly log?: (line: string) => void;
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Plan DaemonSet steps on kept node LISTs from this many nodes (the process default is thousands). */
   readonly nodeListReuseMinNodes?: number;
 }
@@ -159,7 +160,7 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     ...(options.nodeListReuseMinNodes !== undefined
       ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
       : {}),
-    ...(options.log ? { log: options.log, logLevel: 'INFO' as const } : { logLevel: 'SILENT' as const }),
+    ...(options.log ? { log: options.log, logLevel: options.logLevel ?? 'INFO' } : { logLevel: 'SILENT' as const }),
   });
   const { pods, placement } = clusterViews(sim);
   const world: PipelineWorld = {

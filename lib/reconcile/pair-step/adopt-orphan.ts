@@ -6,6 +6,7 @@
  * pair step does both for the one node concerned.
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { isControlledBy } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
@@ -17,6 +18,12 @@ import type { PairRead } from '../reads/pair-reader.ts';
 export interface WithOrphan {
   readonly read: PairRead;
   readonly report: StepReport;
+  /**
+   * The orphan is still there but neither this step nor another could be seen adopting it (its
+   * patch met changes twice): planned without it, the pair would look empty and get a second pod,
+   * so the step plans nothing this time, as the DaemonSet step skips such a node.
+   */
+  readonly blocked?: true;
 }
 
 /** The pod named `name` with uid `uid`, as stored now, or undefined when it is gone. */
@@ -47,7 +54,13 @@ export async function withAdoptedOrphan(
   if (orphan === undefined || read.pods.some((pod) => pod.metadata?.uid === orphan.uid)) return none;
   const pod = await readPod(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
   if (pod === undefined || targetNodeName(pod) !== read.nodeName) return none;
-  const { claimed, report } = await claimPods(deps, read.ds, [pod]);
-  if (claimed.length === 0) return { read, report };
-  return { read: { ...read, pods: [...read.pods, ...claimed] }, report };
+  const { claimed, blocked, report } = await claimPods(deps, read.ds, [pod]);
+  if (claimed.length > 0) return { read: { ...read, pods: [...read.pods, ...claimed] }, report };
+  if (blocked.size === 0) return { read, report };
+  // The patch met a change: another step — the DaemonSet step, claiming every orphan at once — may
+  // have adopted it meanwhile. Then it is the pair's pod; else the pair waits for the next step.
+  const now = await readPod(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
+  if (now !== undefined && isControlledBy(now, read.ds))
+    return { read: { ...read, pods: [...read.pods, now] }, report };
+  return now === undefined ? { read, report } : { read, report, blocked: true };
 }

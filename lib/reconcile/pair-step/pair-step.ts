@@ -66,6 +66,7 @@ export async function reconcilePair(
     : await readHintedPair(deps, message);
   if (read !== undefined && isActionable(read.ds)) {
     const adopted = await withAdoptedOrphan(deps, message, read);
+    if (adopted.blocked) return adopted.report;
     read = adopted.read;
     reports.push(adopted.report);
   }
