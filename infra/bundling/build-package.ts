@@ -41,12 +41,14 @@ const COMMANDS: Readonly<Record<string, string>> = {
 /**
  * The entry points bundled whole, each at the place tsc put it (dist/<path>.js), so that the paths
  * the code finds its data files by (relative to each source file: see `keepFileUrls`) still hold:
- * the two commands, and `everynode/cdk` (aws-cdk-lib and constructs left to the user's install).
+ * the two commands, `everynode/cdk` and `everynode/blueprints` (aws-cdk-lib and constructs left to
+ * the user's install).
  */
 const ENTRIES: readonly { readonly source: string; readonly external: readonly string[] }[] = [
   { source: 'lib/cli/main.ts', external: [] },
   { source: 'lib/kubectl-plugin/main.ts', external: [] },
   { source: 'infra/index.ts', external: ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'] },
+  { source: 'infra/blueprints.ts', external: ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'] },
 ];
 
 /**

@@ -20,6 +20,19 @@ export interface ClusterManifestsProps {
   readonly managedKind: ManagedKind;
 }
 
+/** The objects of an install of `managedKind`: the CRD (for `everynode.dev/v1`) and the RBAC. */
+export function manifestObjects(managedKind: ManagedKind): {
+  readonly crd: Record<string, unknown> | undefined;
+  readonly rbac: Record<string, unknown>[];
+} {
+  const crd =
+    managedKind === 'everynode.dev/v1'
+      ? (parse(readFileSync(crdUrl, 'utf8')) as Record<string, unknown>)
+      : undefined;
+  const rbac = rbacObjects(managedKind).flatMap(({ role, binding }) => [role, binding]);
+  return { crd, rbac: rbac as unknown as Record<string, unknown>[] };
+}
+
 /** True when CloudFormation can apply manifests to `cluster`: it has a kubectl provider. */
 export function appliesManifests(cluster: ICluster): boolean {
   return cluster.kubectlProvider !== undefined || cluster.kubectlProviderOptions !== undefined;
@@ -39,22 +52,16 @@ export class ClusterManifests extends Construct {
   constructor(scope: Construct, id: string, props: ClusterManifestsProps) {
     super(scope, id);
     const { cluster, managedKind } = props;
-    const crd = parse(readFileSync(crdUrl, 'utf8')) as Record<string, unknown>;
-    this.crd =
-      managedKind === 'everynode.dev/v1'
-        ? new KubernetesManifest(this, 'Crd', {
-            cluster,
-            manifest: [crd],
-            overwrite: true,
-            removalPolicy: RemovalPolicy.RETAIN,
-          })
-        : undefined;
-    const objects = rbacObjects(managedKind).flatMap(({ role, binding }) => [role, binding]);
-    this.rbac = new KubernetesManifest(this, 'Rbac', {
-      cluster,
-      manifest: objects as unknown as Record<string, unknown>[],
-      overwrite: true,
-    });
+    const objects = manifestObjects(managedKind);
+    this.crd = objects.crd
+      ? new KubernetesManifest(this, 'Crd', {
+          cluster,
+          manifest: [objects.crd],
+          overwrite: true,
+          removalPolicy: RemovalPolicy.RETAIN,
+        })
+      : undefined;
+    this.rbac = new KubernetesManifest(this, 'Rbac', { cluster, manifest: objects.rbac, overwrite: true });
     if (this.crd) this.rbac.node.addDependency(this.crd);
   }
 }

@@ -183,6 +183,68 @@ export { EverynodePropsError, queueName, errors };
     expect(world.gateway.calls.filter((c) => !c.allowed)).toEqual([]);
   }, 300_000);
 
+  it('adds everynode to an EKS Blueprints blueprint as an add-on, synthesized offline', async () => {
+    const dir = join(scratch, 'blueprints');
+    await sh(scratch, 'mkdir', ['-p', dir]);
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'blueprint', version: '1.0.0', type: 'module', private: true }),
+    );
+    // The availability zones a blueprint's VPC would look up, given: the synth makes no AWS call.
+    const zones =
+      "{ 'availability-zones:account=111122223333:region=eu-west-1': ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] }";
+    writeFileSync(
+      join(dir, 'app.mjs'),
+      `import { App } from 'aws-cdk-lib';
+import { KubernetesVersion } from 'aws-cdk-lib/aws-eks';
+import * as blueprints from '@aws-quickstart/eks-blueprints';
+import { EverynodeAddOn } from 'everynode/blueprints';
+const app = new App({ context: ${zones} });
+blueprints.EksBlueprint.builder()
+  .account('111122223333').region('eu-west-1').version(KubernetesVersion.V1_33)
+  .addOns(new EverynodeAddOn({ maxReceiveCount: 5 }))
+  .build(app, 'platform');
+`,
+    );
+    // Blueprints pins its own aws-cdk-lib as a peer: installed beside a newer one, as its users do.
+    await sh(dir, 'npm', [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--legacy-peer-deps',
+      tarball,
+      '@aws-quickstart/eks-blueprints@1.19.0',
+      ...cdkLibraries,
+    ]);
+    await sh(dir, process.execPath, [
+      cdk,
+      'synth',
+      '--quiet',
+      '--app',
+      'node app.mjs',
+      '--output',
+      'cdk.out',
+    ]);
+    const blueprint = JSON.parse(
+      readFileSync(join(dir, 'cdk.out', 'platform.template.json'), 'utf8'),
+    ) as CfnTemplate;
+    const ids = (type: string) =>
+      Object.entries(blueprint.Resources)
+        .filter(([, resource]) => resource.Type === type)
+        .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
+    expect(ids('AWS::Lambda::Function')).toEqual(
+      expect.arrayContaining([
+        'EverynodeFunctionsRelay',
+        'EverynodeFunctionsRouter',
+        'EverynodeFunctionsReconcile',
+      ]),
+    );
+    expect(ids('Custom::AWSCDK-EKS-KubernetesResource')).toEqual(
+      expect.arrayContaining(['EverynodeManifestsCrd', 'EverynodeManifestsRbac']),
+    );
+  }, 300_000);
+
   it('runs the installed commands: everynode run, and kubectl everynode rollout status through kubectl', async () => {
     const bin = join(userDir ?? '', 'node_modules', '.bin');
     const converged = await sh(userDir ?? '', join(bin, 'everynode'), [

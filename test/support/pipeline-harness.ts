@@ -160,7 +160,9 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     ...(options.nodeListReuseMinNodes !== undefined
       ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
       : {}),
-    ...(options.log ? { log: options.log, logLevel: options.logLevel ?? 'INFO' } : { logLevel: 'SILENT' as const }),
+    ...(options.log
+      ? { log: options.log, logLevel: options.logLevel ?? 'INFO' }
+      : { logLevel: 'SILENT' as const }),
   });
   const { pods, placement } = clusterViews(sim);
   const world: PipelineWorld = {
