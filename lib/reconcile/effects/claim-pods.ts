@@ -77,14 +77,21 @@ async function patchOnce(
   });
 }
 
+/** The pod named `name` with uid `uid` in `namespace` as stored now; undefined when it is gone. */
+export async function readPodNow(
+  deps: ReconcileDeps,
+  namespace: string,
+  name: string,
+  uid: string,
+): Promise<V1Pod | undefined> {
+  const list = await deps.ports.kube.listPods({ namespace, fieldSelector: `metadata.name=${name}` });
+  return list.items.find((item) => item.metadata?.uid === uid);
+}
+
 /** The pod as stored now, if it is still the same pod. */
-async function reread(deps: ReconcileDeps, pod: Readonly<V1Pod>): Promise<V1Pod | undefined> {
+function reread(deps: ReconcileDeps, pod: Readonly<V1Pod>): Promise<V1Pod | undefined> {
   const meta = pod.metadata ?? {};
-  const list = await deps.ports.kube.listPods({
-    namespace: meta.namespace ?? 'default',
-    fieldSelector: `metadata.name=${meta.name}`,
-  });
-  return list.items.find((item) => item.metadata?.uid === meta.uid);
+  return readPodNow(deps, meta.namespace ?? 'default', meta.name ?? '', meta.uid ?? '');
 }
 
 /**

@@ -5,12 +5,11 @@
  * and then deletes it if the node should not run the DaemonSet or already runs its pod; here the
  * pair step does both for the one node concerned.
  */
-import type { V1Pod } from '@kubernetes/client-node';
 import { isControlledBy } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { PairMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { claimPods } from '../effects/claim-pods.ts';
+import { claimPods, readPodNow } from '../effects/claim-pods.ts';
 import { emptyReport, type StepReport } from '../effects/step-report.ts';
 import type { PairRead } from '../reads/pair-reader.ts';
 
@@ -24,17 +23,6 @@ export interface WithOrphan {
    * so the step plans nothing this time, as the DaemonSet step skips such a node.
    */
   readonly blocked?: true;
-}
-
-/** The pod named `name` with uid `uid`, as stored now, or undefined when it is gone. */
-async function readPod(
-  deps: ReconcileDeps,
-  namespace: string,
-  name: string,
-  uid: string,
-): Promise<V1Pod | undefined> {
-  const list = await deps.ports.kube.listPods({ namespace, fieldSelector: `metadata.name=${name}` });
-  return list.items.find((pod) => pod.metadata?.uid === uid);
 }
 
 /**
@@ -52,14 +40,14 @@ export async function withAdoptedOrphan(
   const orphan = message.orphan;
   const none = { read, report: emptyReport() };
   if (orphan === undefined || read.pods.some((pod) => pod.metadata?.uid === orphan.uid)) return none;
-  const pod = await readPod(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
+  const pod = await readPodNow(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
   if (pod === undefined || targetNodeName(pod) !== read.nodeName) return none;
   const { claimed, blocked, report } = await claimPods(deps, read.ds, [pod]);
   if (claimed.length > 0) return { read: { ...read, pods: [...read.pods, ...claimed] }, report };
   if (blocked.size === 0) return { read, report };
   // The patch met a change: another step — the DaemonSet step, claiming every orphan at once — may
   // have adopted it meanwhile. Then it is the pair's pod; else the pair waits for the next step.
-  const now = await readPod(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
+  const now = await readPodNow(deps, message.daemonSet.namespace, orphan.name, orphan.uid);
   if (now !== undefined && isControlledBy(now, read.ds))
     return { read: { ...read, pods: [...read.pods, now] }, report };
   return now === undefined ? { read, report } : { read, report, blocked: true };

@@ -29,7 +29,7 @@ import type { ObjectEvent } from '../cluster-view/facet-cache.ts';
 import type { RelayPublisher } from '../output/publisher.ts';
 import { watchDetailOf, watchTriggerEvent } from '../output/trigger.ts';
 import type { RelayStats } from './relay-stats.ts';
-import { MAX_WATCH_FAILURES, type RelayKube } from './resource-watch.ts';
+import { MAX_WATCH_FAILURES, type RelayKube, watchRetryDelayMs } from './resource-watch.ts';
 
 /** Options of {@link OrphanWatches}. */
 export interface OrphanWatchesOptions {
@@ -186,7 +186,7 @@ async function followOrphans(
           labelSelector,
         },
       );
-      await sleep(Math.min(5_000, 100 * 2 ** failures), undefined, { signal }).catch(() => undefined);
+      await sleep(watchRetryDelayMs(failures), undefined, { signal }).catch(() => undefined);
     }
   }
 }

@@ -45,6 +45,11 @@ export const WATCHED_POD_SELECTOR = DAEMONSET_UID_LABEL;
 /** Consecutive failed watches after which the relay relists instead of resuming. */
 export const MAX_WATCH_FAILURES = 5;
 
+/** The wait before the next try after `failures` failed watches in a row: 200 ms doubling to 5 s. */
+export function watchRetryDelayMs(failures: number): number {
+  return Math.min(5_000, 100 * 2 ** failures);
+}
+
 /** What follows the relay's view as the watches take it in: each LIST and each event. */
 export interface ViewFollower {
   seeded<R extends WatchedResource>(resource: R, objects: readonly Readonly<WatchedObjects[R]>[]): void;
@@ -147,7 +152,7 @@ export class ResourceWatch<R extends WatchedResource> {
         options.logger.warn(`watching ${options.resource} failed; retrying from ${this.position}`, {
           error: String(error),
         });
-        await sleep(Math.min(5_000, 100 * 2 ** failures), undefined, { signal: options.signal }).catch(
+        await sleep(watchRetryDelayMs(failures), undefined, { signal: options.signal }).catch(
           () => undefined,
         );
       }
