@@ -1,8 +1,8 @@
 /**
  * The repository's own CDK app, a user of the `Everynode` construct like any other app: it reads
  * the settings from CDK context (`-c key=value`), the only place that does. Deploy with
- * `npx cdk deploy -c clusterName=<eks cluster>`; every other setting has a default (README,
- * "Installing on AWS"). Nothing is looked up at synth time, so `npx cdk synth` works offline.
+ * `npx cdk deploy -c clusterName=<eks cluster>`; every other setting has a default
+ * (docs/reference.md, Configuration). Nothing is looked up at synth time, so `npx cdk synth` works offline.
  */
 import { App, Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
