@@ -66,14 +66,26 @@ function joinNegativeValues(
 
 /** Parses `args` strictly against `options` (plus --help/-h); throws UsageError with one line. */
 export function parseFlags(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>): Flags {
+  return parseCommandLine(args, options, false).flags;
+}
+
+/**
+ * Parses `args` strictly against `options` (plus --help/-h), with the arguments that are not
+ * options when `positionals` allows them; throws UsageError with one line.
+ */
+export function parseCommandLine(
+  args: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  positionals = true,
+): { flags: Flags; positionals: string[] } {
   try {
-    const { values } = parseArgs({
+    const parsed = parseArgs({
       args: joinNegativeValues(args, options),
       options: { ...options, help: { type: 'boolean', short: 'h' } },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: positionals,
     });
-    return values as Flags;
+    return { flags: parsed.values as Flags, positionals: parsed.positionals };
   } catch (error) {
     throw new UsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }

@@ -28,6 +28,10 @@ const commands: Readonly<Record<string, { summary: string; run: Command }>> = {
     summary: 'apply the everynode CRD and RBAC manifests (infra/k8s) to a cluster',
     run: async (args) => (await import('./install-command.ts')).runInstallCommand(args),
   },
+  migrate: {
+    summary: 'move a DaemonSet between apps/v1 and everynode.dev/v1 without restarting its pods',
+    run: async (args) => (await import('./migrate-command.ts')).runMigrateCommand(args),
+  },
   replay: {
     summary: 'replay a window of archived triggers (local journal or EventBridge archive)',
     run: async (args) => (await import('./replay-command.ts')).runReplayCommand(args),

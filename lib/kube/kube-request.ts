@@ -32,9 +32,12 @@ export interface KubeRequest {
   readonly query?: Readonly<Record<string, QueryValue>>;
   /**
    * The body: `value` serialized as client-node's model `type` (`any` for patches and custom
-   * objects), sent with `contentType` (default `application/json`).
+   * objects), sent with `contentType` (default `application/json`); or `text`, sent as it is (a body
+   * whose bytes matter, such as a ControllerRevision's data).
    */
-  readonly body?: { readonly value: unknown; readonly type: string; readonly contentType?: string };
+  readonly body?:
+    | { readonly value: unknown; readonly type: string; readonly contentType?: string }
+    | { readonly text: string; readonly contentType?: string };
   /**
    * The client-node model of a 2xx answer (`any` keeps the JSON as it is), and whether it is
    * decoded by the compiled decoder instead of client-node's deserializer (the large LISTs and
@@ -120,7 +123,10 @@ export async function sendKubeRequest<T>(configuration: Configuration, request: 
   if (request.body) {
     const contentType = request.body.contentType ?? 'application/json';
     context.setHeaderParam('Content-Type', contentType);
-    context.setBody(stringify(serializeModel(request.body.value, known(request.body.type)), contentType));
+    const body = request.body;
+    context.setBody(
+      'text' in body ? body.text : stringify(serializeModel(body.value, known(body.type)), contentType),
+    );
   }
   await configuration.authMethods.default?.applySecurityAuthentication(context);
   for (const middleware of configuration.middleware) context = await middleware.pre(context).toPromise();
