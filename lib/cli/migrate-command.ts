@@ -20,7 +20,7 @@ import {
 } from './cli-args.ts';
 import { MigrationCluster } from './migrate-cluster.ts';
 import { migrationPlan } from './migrate-plan.ts';
-import { MigrationRefused, type MigrationRun, runMigrationStep } from './migrate-steps.ts';
+import { checkPermissions, MigrationRefused, type MigrationRun, runMigrationStep } from './migrate-steps.ts';
 
 /** Usage of `everynode migrate`. */
 export const MIGRATE_USAGE = `Usage: everynode migrate ds/NAME [-n NAMESPACE] [--dry-run] [--force]
@@ -112,6 +112,7 @@ export function runMigrateCommand(args: readonly string[], io: CliIo = processIo
       afterStep: killPoint(env),
     };
     try {
+      await checkPermissions(run);
       if (flags['dry-run'] === true) {
         for (const line of await migrationPlan(run)) io.stdout(`${line}\n`);
         return 0;

@@ -4,7 +4,6 @@
  */
 import type { MigrationRecord } from '../core/migration/migration-record.ts';
 import type { MigrationStep, MigrationView } from '../core/migration/migration-step.ts';
-import type { SourceRollout } from '../core/migration/source-rollout.ts';
 import { safeLabelValue } from '../core/safe-label-value.ts';
 import type { JsonObject, KubeJsonApi } from '../kube/json-api.ts';
 import { missingPermissions, recordCollision } from './migrate-checks.ts';
@@ -56,12 +55,21 @@ export async function checkedRecord(
   const collision = recordCollision(source, safeLabelValue(cluster.name));
   if (collision !== undefined) throw new MigrationRefused(`${cluster.sourceName}: ${collision}`);
   const rollout = await cluster.sourceRollout(source);
+  const why = rollout.unsettled.join('; ');
+  if (why !== '' && !run.force)
+    throw new MigrationRefused(
+      `${cluster.sourceName} is in the middle of a rollout (${why}): wait until it is done (kubectl rollout status), or pass --force to let ${controllerOf(cluster.to)} finish it`,
+    );
   const current = rollout.currentRevision;
+  // Without it, nothing says which pods are current: the target could take old pods for current.
   if (current === undefined)
     throw new MigrationRefused(
-      `no ControllerRevision of ${cluster.sourceName} holds its current template: ${controllerOf(cluster.from)} has not recorded it yet (is it running?)`,
+      `no ControllerRevision of ${cluster.sourceName} holds its current template: ${controllerOf(cluster.from)} has not recorded it yet (is it running?); migrate once it has, even with --force`,
     );
-  checkSettled(run, rollout, current.revision);
+  if (why !== '')
+    run.say(
+      `--force: ${cluster.sourceName} is in the middle of a rollout (${why}). Its pods keep running as they are; once ${controllerOf(cluster.to)} has adopted them it finishes the rollout to revision ${current.revision} under its own update strategy, replacing the pods of older revisions then.`,
+    );
   const meta = (source.metadata ?? {}) as Record<string, unknown>;
   const { name, namespace, labels, annotations, ownerReferences } = meta;
   return {
@@ -74,19 +82,6 @@ export async function checkedRecord(
     currentRevision: current,
     podUids: rollout.pods.map((p) => p.metadata?.uid ?? ''),
   };
-}
-
-function checkSettled(run: MigrationRun, rollout: SourceRollout, revision: number): void {
-  const { cluster } = run;
-  if (rollout.unsettled.length === 0) return;
-  const why = rollout.unsettled.join('; ');
-  if (!run.force)
-    throw new MigrationRefused(
-      `${cluster.sourceName} is in the middle of a rollout (${why}): wait until it is done (kubectl rollout status), or pass --force to let ${controllerOf(cluster.to)} finish it`,
-    );
-  run.say(
-    `--force: ${cluster.sourceName} is in the middle of a rollout (${why}). Its pods keep running as they are; once ${controllerOf(cluster.to)} has adopted them it finishes the rollout to revision ${revision} under its own maxUnavailable, replacing the pods of older revisions then.`,
-  );
 }
 
 /** Waits a moment, or refuses once the wait of `kind` has lasted past the deadline. */
@@ -102,6 +97,20 @@ async function waitFor(run: MigrationRun, kind: string, what: () => string | Pro
       `gave up after ${Math.round(run.deadlineMs / 1000)} s ${await what()}; nothing is lost: run the same command again to go on`,
     );
   await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+}
+
+/**
+ * Refuses, before any read or write of the migration, when the caller lacks a permission one of
+ * its steps needs: a migration that stopped half-way for want of one would leave the DaemonSet
+ * recorded and deleted until someone with it runs the command again.
+ */
+export async function checkPermissions(run: MigrationRun): Promise<void> {
+  const { cluster } = run;
+  const missing = await missingPermissions(run.api, cluster.namespace, cluster.from, cluster.to);
+  if (missing.length > 0)
+    throw new MigrationRefused(
+      `missing permissions in namespace "${cluster.namespace}", so nothing was changed: ${missing.join(', ')}`,
+    );
 }
 
 /** The apps/v1 target's current revision, written as kube-controller-manager would have written it. */

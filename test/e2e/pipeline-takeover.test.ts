@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMON_TOLERATIONS } from '../support/kcm-daemon-set-controller.ts';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const NAMESPACE = 'takeover';
@@ -32,16 +33,6 @@ const agent = {
     },
   },
 };
-
-/** What kube-controller-manager adds to every daemon pod's tolerations (util.AddOrUpdateDaemonPodTolerations). */
-const KCM_TOLERATIONS = [
-  { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
-  { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
-  { key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.kubernetes.io/pid-pressure', operator: 'Exists', effect: 'NoSchedule' },
-  { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
-];
 
 /** The controller reference kube-controller-manager gives its pods and revisions. */
 function ownerOf(ds: Readonly<V1DaemonSet>) {
@@ -90,7 +81,7 @@ function kcmPod(ds: Readonly<V1DaemonSet>, node: string) {
     },
     spec: {
       ...template?.spec,
-      tolerations: KCM_TOLERATIONS,
+      tolerations: DAEMON_TOLERATIONS,
       affinity: {
         nodeAffinity: {
           requiredDuringSchedulingIgnoredDuringExecution: {
