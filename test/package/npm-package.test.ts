@@ -245,7 +245,7 @@ blueprints.EksBlueprint.builder()
     );
   }, 300_000);
 
-  it('runs the installed commands: everynode run, and kubectl everynode rollout status through kubectl', async () => {
+  it('runs the installed commands: everynode run, kubectl everynode rollout status, everynode migrate', async () => {
     const bin = join(userDir ?? '', 'node_modules', '.bin');
     const converged = await sh(userDir ?? '', join(bin, 'everynode'), [
       'run',
@@ -283,6 +283,14 @@ blueprints.EksBlueprint.builder()
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       expect(status).toMatch(/daemon set "demo" successfully rolled out/);
+      // The way back to apps/v1, planned by the installed command: its checks and the server's dry run.
+      const plan = await promisify(execFile)(
+        join(bin, 'everynode'),
+        ['migrate', 'eds/demo', '--to', 'apps/v1', '-n', 'kiada', '--dry-run'],
+        { env, timeout: 40_000 },
+      );
+      expect(plan.stdout).toMatch(/record the migration .*delete daemonsets\.everynode\.dev "demo"/s);
+      expect(plan.stdout).toMatch(/accepts daemonsets\.apps "demo" .*: yes/);
     } finally {
       if (running.pid !== undefined) process.kill(-running.pid, 'SIGTERM');
       await new Promise((resolve) => running.once('exit', resolve));
