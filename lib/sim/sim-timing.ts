@@ -26,6 +26,11 @@ export interface SimTiming {
   readonly maxCrashLoopBackOffSeconds: number;
   /** How long pod GC waits before deleting a pod bound to a node that does not exist. Default 40. */
   readonly podGcQuarantineSeconds: number;
+  /**
+   * How long a container with the `break-node` image marker runs before its node's kubelet reports
+   * Ready=False. Default 3.
+   */
+  readonly breakNodeSeconds: number;
 }
 
 /** The durations a real cluster roughly shows (kubelet defaults where there is one). */
@@ -38,6 +43,7 @@ export const defaultSimTiming: SimTiming = {
   crashLoopBackOffSeconds: 10,
   maxCrashLoopBackOffSeconds: 300,
   podGcQuarantineSeconds: 40,
+  breakNodeSeconds: 3,
 };
 
 /** `partial` over the defaults; throws a RangeError on a negative or non-finite value. */

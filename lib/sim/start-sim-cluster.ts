@@ -43,7 +43,8 @@ export interface SimClusterOptions extends SimAuthenticationOptions {
    * Ready, default 1), `containerExitSeconds` (how long image-marker containers run, default 2),
    * `containerStopSeconds` (how long a container takes to exit on SIGTERM, default 1; capped by the
    * pod's grace period; `ignore-sigterm` images wait out the grace period),
-   * `crashLoopBackOffSeconds` / `maxCrashLoopBackOffSeconds` (10 / 300), `podGcQuarantineSeconds` (40).
+   * `crashLoopBackOffSeconds` / `maxCrashLoopBackOffSeconds` (10 / 300), `podGcQuarantineSeconds` (40),
+   * `breakNodeSeconds` (how long a `break-node` container runs before its node turns NotReady, 3).
    */
   readonly timing?: Partial<SimTiming>;
   /** Changes kept per resource for watches (older resourceVersions get 410). Default 10,000. */

@@ -4,7 +4,8 @@
  * `node.kubernetes.io/not-ready` / `unreachable` NoSchedule and NoExecute taints following the
  * Ready condition, `node.kubernetes.io/unschedulable:NoSchedule` following `spec.unschedulable`,
  * and marks a node's pods not ready when the node stops being Ready (MarkPodsNotReady). It never
- * changes the Ready condition itself: in the simulator that is the API's or the node controls' call.
+ * changes the Ready condition itself: in the simulator that is the API's or the node controls' call,
+ * or the kubelet's while a `break-node` container breaks the node.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { SimContext, SimController } from '../sim-context.ts';

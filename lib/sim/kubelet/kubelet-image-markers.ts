@@ -14,15 +14,32 @@
  * | `unready`        | runs but never becomes ready (a readiness probe that never passes)            |
  * | `ignore-sigterm` | runs like any image but ignores SIGTERM: a pod being killed waits out its     |
  * |                  | whole grace period, then SIGKILL ends the container (exit code 137)           |
+ * | `break-node`     | runs and becomes ready like any image, but `breakNodeSeconds` after it starts |
+ * |                  | the node's kubelet reports Ready=False (KubeletNotReady, network plugin not   |
+ * |                  | ready) until no such container of a pod not ended runs there any more         |
  */
 
 /** How a simulated container behaves. */
-export type ContainerBehavior = 'run' | 'crashloop' | 'fail' | 'succeed' | 'unready' | 'ignore-sigterm';
+export type ContainerBehavior =
+  | 'run'
+  | 'crashloop'
+  | 'fail'
+  | 'succeed'
+  | 'unready'
+  | 'ignore-sigterm'
+  | 'break-node';
 
 /** The repository whose tags are markers. */
 export const SIM_IMAGE_REPOSITORY = 'everynode.dev/sim';
 
-const markers: readonly ContainerBehavior[] = ['crashloop', 'fail', 'succeed', 'unready', 'ignore-sigterm'];
+const markers: readonly ContainerBehavior[] = [
+  'crashloop',
+  'fail',
+  'succeed',
+  'unready',
+  'ignore-sigterm',
+  'break-node',
+];
 
 /** The behaviour an image asks for: its marker when it is `everynode.dev/sim:<marker>…`, else `run`. */
 export function containerBehaviorOf(image: string | undefined): ContainerBehavior {

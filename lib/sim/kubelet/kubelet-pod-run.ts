@@ -158,7 +158,7 @@ function transitionTime(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>):
 
 /** True for containers that run until stopped and become ready. */
 function keepsRunning(c: Readonly<ContainerRun>): boolean {
-  return c.behavior === 'run' || c.behavior === 'ignore-sigterm';
+  return c.behavior === 'run' || c.behavior === 'ignore-sigterm' || c.behavior === 'break-node';
 }
 
 /**

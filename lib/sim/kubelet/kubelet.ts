@@ -5,14 +5,22 @@
  * that is deleted or set to a terminal phase through the API (kubelet-pod-stop.ts): its containers
  * exit `containerStopSeconds` after SIGTERM, or at SIGKILL when the grace period ends, and a deleted
  * pod is then removed for good. A node that is not Ready stops progressing its pods, as a kubelet
- * that is down does: they keep their last status and pods being deleted stay Terminating.
+ * that is down does: they keep their last status and pods being deleted stay Terminating — unless
+ * the kubelet itself reported it NotReady because a `break-node` container broke it: it then keeps
+ * running its pods, and reports the node Ready again once no such container runs
+ * (kubelet-node-status.ts, kubeletReadyConditions).
  */
 import type { V1Node, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
-import { nodeReadyStatus } from '../controllers/node-lifecycle-taints.ts';
 import { isGoneOrReplaced, type SimContext, type SimController } from '../sim-context.ts';
 import { rfc3339, scaledMs } from '../sim-timing.ts';
 import type { KubeObject, StoreEvent } from '../storage/store.ts';
-import { internalIPOf, registeredNodeStatus } from './kubelet-node-status.ts';
+import {
+  breaksNodeFrom,
+  internalIPOf,
+  kubeletIsUp,
+  kubeletReadyConditions,
+  registeredNodeStatus,
+} from './kubelet-node-status.ts';
 import { admitPod, advancePodRun, isTerminalPhase, type PodRun, type RunDelays } from './kubelet-pod-run.ts';
 import { podStatusFor } from './kubelet-pod-status.ts';
 import { runOfStoredPod, stopPodRun } from './kubelet-pod-stop.ts';
@@ -24,6 +32,8 @@ const DEFAULT_GRACE_SECONDS = 30;
 export class SimKubelets implements SimController {
   private readonly runs = new Map<string, PodRun>();
   private readonly nodeIPs = new Map<string, string>();
+  /** Node name → uid → when that pod's `break-node` container breaks the node (breaksNodeFrom). */
+  private readonly breakers = new Map<string, Map<string, number>>();
   private unsubscribe: (() => void) | undefined;
   private podCount = 0;
   /** uid of the pod whose status this kubelet is writing right now: its echo event needs no resync. */
@@ -41,6 +51,7 @@ export class SimKubelets implements SimController {
   stop(): void {
     this.unsubscribe?.();
     this.runs.clear();
+    this.breakers.clear();
   }
 
   private onEvent(event: StoreEvent): void {
@@ -50,17 +61,25 @@ export class SimKubelets implements SimController {
 
   private onNodeEvent(event: StoreEvent): void {
     const name = event.object.metadata.name ?? '';
-    if (event.type === 'DELETED') return;
+    if (event.type === 'DELETED') {
+      this.breakers.delete(name);
+      this.ctx.queue.cancel(`kubelet-node-ready/${name}`);
+      return;
+    }
     if (event.type === 'ADDED') {
       this.ctx.queue.schedule(`kubelet-node/${name}`, this.ctx.now(), () => this.register(name));
       return;
     }
-    const wasReady = event.oldObject && nodeReadyStatus(event.oldObject as V1Node) === 'True';
-    if (!wasReady && nodeReadyStatus(event.object as V1Node) === 'True') {
-      // The kubelet is back: resync every pod of the node.
+    if (!kubeletIsUp(event.object as V1Node)) return;
+    if (!event.oldObject || !kubeletIsUp(event.oldObject as V1Node)) {
+      // The kubelet is back: resync every pod of the node, and post the node's Ready condition.
       for (const pod of this.ctx.store.view('pods', { fieldSelector: `spec.nodeName=${name}` })) {
         this.enqueuePod(pod, this.ctx.now());
       }
+      this.scheduleNodeReady(name, this.ctx.now());
+    } else if (this.breakers.has(name)) {
+      // Someone else wrote the node (Ready=True, say, over the kubelet's NotReady): post it again.
+      this.scheduleNodeReady(name, this.ctx.now());
     }
   }
 
@@ -69,6 +88,7 @@ export class SimKubelets implements SimController {
     if (event.type === 'DELETED') {
       this.runs.delete(uid);
       this.ctx.queue.cancel(`kubelet/${uid}`);
+      this.noteBreaker((event.object.spec as V1PodSpec | undefined)?.nodeName ?? '', uid, undefined);
       return;
     }
     if (uid === this.writing) return;
@@ -87,6 +107,9 @@ export class SimKubelets implements SimController {
     if (!node) return;
     const ip = internalIPOf(node) ?? this.nodeIPs.get(name) ?? this.nextNodeIP();
     this.nodeIPs.set(name, ip);
+    // A node a `break-node` container left NotReady before this kubelet started: Ready again unless
+    // one of its pods still breaks it.
+    if (kubeletReadyConditions(node, false, '')) this.scheduleNodeReady(name, this.ctx.now());
     if (!registeredNodeStatus(node, ip, rfc3339(this.ctx.now()))) return;
     this.ctx.store.mutateShared(
       'nodes',
@@ -118,7 +141,7 @@ export class SimKubelets implements SimController {
     if (!pod || pod.metadata.uid !== uid) return;
     const spec = pod.spec as V1PodSpec;
     const node = this.ctx.store.peek('nodes', undefined, spec.nodeName ?? '') as V1Node | undefined;
-    if (!node || nodeReadyStatus(node) !== 'True') return;
+    if (!node || !kubeletIsUp(node)) return;
     const now = this.ctx.now();
     if (pod.metadata.deletionTimestamp) {
       this.terminate(pod, now);
@@ -137,6 +160,7 @@ export class SimKubelets implements SimController {
     }
     const { run, dueAt } = advancePodRun(admitted, now, this.delays());
     this.runs.set(uid, run);
+    this.trackBreaker(spec.nodeName ?? '', uid, run);
     this.writeStatus(pod, run, internalIPOf(node) ?? '', now);
     if (dueAt !== undefined)
       this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
@@ -178,6 +202,7 @@ export class SimKubelets implements SimController {
     const graceMs = scaledMs(this.ctx.timing, pod.metadata.deletionGracePeriodSeconds ?? 0);
     const { run, dueAt } = advancePodRun(stopPodRun(known, now, graceMs), now, this.delays());
     this.runs.set(uid, run);
+    this.trackBreaker((pod.spec as V1PodSpec).nodeName ?? '', uid, run);
     // While killed, the next transition due is the next container to exit; none left is done.
     if (dueAt !== undefined) {
       this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
@@ -188,6 +213,51 @@ export class SimKubelets implements SimController {
     } catch (error) {
       if (!isGoneOrReplaced(error)) throw error;
     }
+  }
+
+  /** Notes whether and from when the pod `uid` breaks its node (breaksNodeFrom). */
+  private trackBreaker(node: string, uid: string, run: Readonly<PodRun>): void {
+    const t = this.ctx.timing;
+    this.noteBreaker(node, uid, breaksNodeFrom(run, scaledMs(t, t.breakNodeSeconds)));
+  }
+
+  /** Records `from` for the pod `uid` on `node` (undefined: it does not break it); re-posts Ready on a change. */
+  private noteBreaker(node: string, uid: string, from: number | undefined): void {
+    const pods = this.breakers.get(node);
+    if (pods?.get(uid) === from) return;
+    if (from !== undefined) this.breakers.set(node, (pods ?? new Map()).set(uid, from));
+    else if (pods?.delete(uid) && pods.size === 0) this.breakers.delete(node);
+    this.scheduleNodeReady(node, this.ctx.now());
+  }
+
+  private scheduleNodeReady(node: string, at: number): void {
+    this.ctx.queue.schedule(`kubelet-node-ready/${node}`, at, () => this.postNodeReady(node));
+  }
+
+  /**
+   * Posts the node's Ready condition when it must change: NotReady while some pod's `break-node`
+   * container has run `breakNodeSeconds`, Ready once none does (kubeletReadyConditions); and
+   * comes back when the next such container's time is up.
+   */
+  private postNodeReady(name: string): void {
+    const now = this.ctx.now();
+    const froms = [...(this.breakers.get(name)?.values() ?? [])];
+    const broken = froms.some((from) => from <= now);
+    const node = this.ctx.store.peek('nodes', undefined, name) as V1Node | undefined;
+    if (node && kubeletReadyConditions(node, broken, rfc3339(now))) {
+      this.ctx.store.mutateShared(
+        'nodes',
+        undefined,
+        name,
+        (obj) => {
+          const conditions = kubeletReadyConditions(obj as V1Node, broken, rfc3339(now));
+          if (conditions) obj.status = { ...(obj.status as object | undefined), conditions };
+        },
+        { subresource: 'status' },
+      );
+    }
+    const next = Math.min(...froms.filter((from) => from > now));
+    if (node && Number.isFinite(next)) this.scheduleNodeReady(name, next);
   }
 
   private delays(): RunDelays {

@@ -44,6 +44,8 @@ describe('containerBehaviorOf', () => {
     ['everynode.dev/sim:unready', 'unready'],
     ['everynode.dev/sim:ignore-sigterm', 'ignore-sigterm'],
     ['everynode.dev/sim:ignore-sigterm-v2', 'ignore-sigterm'],
+    ['everynode.dev/sim:break-node', 'break-node'],
+    ['everynode.dev/sim:break-node-v2', 'break-node'],
     ['everynode.dev/sim:v1', 'run'],
     ['example.com/crashloop:fail', 'run'],
   ])('%s behaves as %s', (image, expected) => {
@@ -113,6 +115,15 @@ describe('advancePodRun', () => {
       {
         name: 'ignore-sigterm runs and becomes ready like any image',
         images: ['everynode.dev/sim:ignore-sigterm'],
+        times: [150, 10_000],
+        expected: [
+          ['Running', true, 0, undefined],
+          ['Running', true, 0, undefined],
+        ],
+      },
+      {
+        name: 'break-node runs and becomes ready like any image',
+        images: ['everynode.dev/sim:break-node'],
         times: [150, 10_000],
         expected: [
           ['Running', true, 0, undefined],
