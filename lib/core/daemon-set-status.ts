@@ -10,6 +10,7 @@ import { type NodeView, nodeViewsFor } from './node-view.ts';
 import { isPodAvailable, isPodReady, oldestFirst } from './pod-availability.ts';
 import { isPodUpdated } from './pod-revision.ts';
 import { progressConditions, secondsUntilProgressDeadline } from './progress-conditions.ts';
+import type { RolloutRecord } from './safe-rollout/rollout-record.ts';
 
 /**
  * The status of `ds` given every node and the DaemonSet's pods grouped by target node name:
@@ -32,20 +33,28 @@ export function computeDaemonSetStatus(
   return daemonSetStatusFromViews(ds, views, currentHash, now);
 }
 
-/** {@link computeDaemonSetStatus} for callers that already hold the node views. */
+/** A DaemonSet status with the safe rollout's record (`status.rollout` on everynode.dev/v1). */
+export type StatusWithRollout = V1DaemonSetStatus & { rollout?: RolloutRecord };
+
+/**
+ * {@link computeDaemonSetStatus} for callers that already hold the node views, with the safe
+ * rollout's record when the DaemonSet has one (its phase shapes the Progressing condition).
+ */
 export function daemonSetStatusFromViews(
   ds: Readonly<DaemonSet>,
   views: readonly NodeView[],
   currentHash: string,
   now: Date,
-): V1DaemonSetStatus {
+  rollout?: RolloutRecord,
+): StatusWithRollout {
   const counts = countPods(ds, views, currentHash, now);
-  const status: V1DaemonSetStatus = {
+  const status: StatusWithRollout = {
     ...counts,
     numberUnavailable: counts.desiredNumberScheduled - counts.numberAvailable,
     observedGeneration: ds.metadata?.generation ?? 0,
   };
   if (ds.status?.collisionCount !== undefined) status.collisionCount = ds.status.collisionCount;
+  if (rollout !== undefined) status.rollout = rollout;
   status.conditions = progressConditions(ds, status, now);
   return status;
 }

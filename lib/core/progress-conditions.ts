@@ -21,6 +21,7 @@ import type { DaemonSet } from './daemon-set.ts';
 import { rolloutExtensionsOf } from './extensions.ts';
 import { timestampMillis } from './pod-availability.ts';
 import { isRollingUpdate } from './rolling-update/budget.ts';
+import type { RolloutRecord } from './safe-rollout/rollout-record.ts';
 
 /** Condition types and reasons everynode writes. */
 export const PROGRESSING = 'Progressing';
@@ -31,14 +32,19 @@ export const REASON_PROGRESS_DEADLINE_EXCEEDED = 'ProgressDeadlineExceeded';
 export const REASON_PAUSED = 'DaemonSetPaused';
 export const REASON_PODS_AVAILABLE = 'DaemonPodsAvailable';
 export const REASON_PODS_UNAVAILABLE = 'DaemonPodsUnavailable';
+/** everynode: the safe rollout's health rules halted it (Progressing False). */
+export const REASON_ROLLOUT_HALTED = 'RolloutHalted';
+/** everynode: a pause step of the safe rollout holds (Progressing Unknown). */
+export const REASON_ROLLOUT_PAUSED = 'RolloutPaused';
 
 /**
  * The status conditions for `next` (the freshly counted status of `ds`): the DaemonSet's other
  * condition types kept as they are, plus
  * - Available: True/DaemonPodsAvailable when numberAvailable ≥ desiredNumberScheduled (so with no
  *   desired node too), else False/DaemonPodsUnavailable; the message counts the nodes;
- * - Progressing: True/NewRevisionAvailable when the rollout is complete (every desired node runs an
- *   available pod of the current revision, in the status of the current generation);
+ * - Progressing: False/RolloutHalted when a safe rollout halted; True/NewRevisionAvailable when
+ *   the rollout is complete (every desired node runs an available pod of the current revision, in
+ *   the status of the current generation); Unknown/RolloutPaused while a pause step holds;
  *   Unknown/DaemonSetPaused while paused and incomplete; otherwise True/DaemonSetUpdated.
  *   With progressDeadlineSeconds also: DaemonSetUpdated is restamped when the counts moved towards
  *   completion or the generation changed, and turns False/ProgressDeadlineExceeded once the
@@ -80,9 +86,18 @@ function progressingCondition(
   now: Date,
 ): V1DaemonSetCondition {
   const name = ds.metadata?.name ?? '';
+  const rollout = (next as { rollout?: RolloutRecord }).rollout;
+  if (rollout?.phase === 'Halted') {
+    const message = `DaemonSet "${name}" rollout of revision ${rollout.revision} halted: ${rollout.haltMessage ?? rollout.haltReason ?? ''}`;
+    return condition(ds, now, PROGRESSING, 'False', REASON_ROLLOUT_HALTED, message);
+  }
   if (isComplete(ds, next)) {
     const message = `DaemonSet "${name}" has successfully progressed.`;
     return condition(ds, now, PROGRESSING, 'True', REASON_NEW_REVISION_AVAILABLE, message);
+  }
+  if (rollout?.phase === 'Paused') {
+    const message = `DaemonSet "${name}" rollout is paused at step ${(rollout.step ?? 0) + 1}.`;
+    return condition(ds, now, PROGRESSING, 'Unknown', REASON_ROLLOUT_PAUSED, message);
   }
   if (isRollingUpdate(ds) && rolloutExtensionsOf(ds).paused) {
     const message = `DaemonSet "${name}" rollout is paused.`;

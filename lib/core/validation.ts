@@ -17,6 +17,7 @@ import {
 } from './label-selector.ts';
 import { nodeReadinessViolations } from './node-gates/gate-declaration.ts';
 import { dns1123SubdomainErrors } from './object-names.ts';
+import { safeRolloutViolations } from './safe-rollout/rollout-spec.ts';
 import { podTemplateViolations } from './validation-pod-template.ts';
 import { updateStrategyViolations } from './validation-update-strategy.ts';
 
@@ -40,6 +41,7 @@ export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<Daemon
     ...specViolations(defaulted),
     ...extensionViolations(defaulted),
     ...nodeReadinessViolations(defaulted),
+    ...safeRolloutViolations(defaulted),
     ...(old === undefined ? [] : updateViolations(defaulted, old)),
   ];
 }

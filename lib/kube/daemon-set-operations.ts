@@ -19,7 +19,10 @@ import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
 import { type ManagedKind, managedResourceOf } from './managed-kind.ts';
 import { fromJson, toJson } from './object-codec.ts';
 
-type DaemonSetMethods = Pick<KubePort, 'getDaemonSet' | 'listDaemonSets' | 'updateDaemonSetStatus'>;
+type DaemonSetMethods = Pick<
+  KubePort,
+  'getDaemonSet' | 'listDaemonSets' | 'updateDaemonSetStatus' | 'patchDaemonSetAnnotations'
+>;
 type NamespacedList = ListOptions & { readonly namespace?: string };
 
 /** The resource-specific calls, each returning typed DaemonSets. */
@@ -27,6 +30,8 @@ interface DaemonSetCalls {
   get(namespace: string, name: string, options: Readonly<ReadOptions> | undefined): Promise<DaemonSet>;
   list(options: Readonly<NamespacedList>): Promise<ListResult<DaemonSet>>;
   replaceStatus(daemonSet: Readonly<DaemonSet>): Promise<DaemonSet>;
+  /** A JSON merge patch of the DaemonSet itself. */
+  mergePatch(namespace: string, name: string, patch: unknown): Promise<DaemonSet>;
 }
 
 /** The query of a read: resourceVersion=0 (the watch cache) only when the caller allows a stale read. */
@@ -64,6 +69,13 @@ function appsCalls(configuration: Configuration): DaemonSetCalls {
           name: ds.metadata?.name ?? '',
         }),
         body: { value: ds, type: 'V1DaemonSet' },
+        answer: { type: 'V1DaemonSet' },
+      }),
+    mergePatch: (namespace, name, patch) =>
+      sendKubeRequest<V1DaemonSet>(configuration, {
+        method: 'PATCH',
+        path: apiPath(one, { namespace, name }),
+        body: { value: patch, type: 'any', contentType: 'application/merge-patch+json' },
         answer: { type: 'V1DaemonSet' },
       }),
   };
@@ -119,6 +131,16 @@ function customCalls(configuration: Configuration, kind: ManagedKind): DaemonSet
         'V1DaemonSet',
       );
     },
+    mergePatch: async (namespace, name, patch) =>
+      fromJson(
+        await sendKubeRequest(configuration, {
+          method: 'PATCH',
+          path: apiPath(one, { ...resource, namespace, name }),
+          body: { value: patch, type: 'any', contentType: 'application/merge-patch+json' },
+          answer: { type: 'any' },
+        }),
+        'V1DaemonSet',
+      ),
   };
 }
 
@@ -136,6 +158,18 @@ export function daemonSetOperations(configuration: Configuration, kind: ManagedK
     listDaemonSets(options = {}) {
       const where = options.namespace ? ` in namespace ${options.namespace}` : '';
       return kubeCall(`listing ${which}s${where}`, () => calls.list(options));
+    },
+    async patchDaemonSetAnnotations(target, annotations) {
+      const { namespace, name, uid, resourceVersion } = target;
+      const keys = Object.keys(annotations).join(', ');
+      const doing = `setting annotations ${keys} of ${which} ${namespace}/${name}`;
+      // uid and resourceVersion in the patch make the API server refuse it if the object changed.
+      const patch = { metadata: { uid, ...(resourceVersion ? { resourceVersion } : {}), annotations } };
+      return withKind(
+        await kubeCall(doing, () => calls.mergePatch(namespace, name, patch)),
+        kind,
+        'DaemonSet',
+      );
     },
     async updateDaemonSetStatus(ds) {
       const { namespace, name, resourceVersion } = ds.metadata ?? {};

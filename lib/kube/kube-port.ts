@@ -144,6 +144,15 @@ export interface KubePort {
    * DaemonSet as stored.
    */
   updateDaemonSetStatus(daemonSet: Readonly<DaemonSet>): Promise<DaemonSet>;
+  /**
+   * Sets (a value) or removes (null) annotations of the DaemonSet, only if it still has `uid` and
+   * `resourceVersion` (ConflictError otherwise): where an apps/v1 DaemonSet keeps what its status
+   * schema has no field for (the safe rollout's record). Returns the DaemonSet as stored.
+   */
+  patchDaemonSetAnnotations(
+    target: ObjectPreconditions,
+    annotations: Readonly<Record<string, string | null>>,
+  ): Promise<DaemonSet>;
 
   /** The node, or undefined when there is none (404). */
   getNode(name: string, options?: ReadOptions): Promise<V1Node | undefined>;

@@ -136,5 +136,14 @@ export function functionRules(fn: EverynodeFunction, kind: ManagedKind): readonl
   const { group } = managedResourceOf(kind);
   if (fn === 'relay') return relayRules(group);
   if (fn === 'router') return routerRules(group);
-  return reconcileRules(group);
+  if (kind !== 'apps/v1') return reconcileRules(group);
+  return [
+    ...reconcileRules(group),
+    {
+      why: "daemon-set-step/write-rollout-record.ts keeps a safe rollout's record in the everynode.dev/rollout-status annotation (PATCH): an apps/v1 status has no field for it.",
+      apiGroups: [group],
+      resources: ['daemonsets'],
+      verbs: ['patch'],
+    },
+  ];
 }

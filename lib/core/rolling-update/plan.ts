@@ -16,8 +16,15 @@ import { isEmptyLabelSelector } from '../label-selector.ts';
 import type { NodeView } from '../node-view.ts';
 import { isDeletedTerminalPod, isPodTerminating, secondsUntilAvailable } from '../pod-availability.ts';
 import { findUpdatedPodsOnNode } from '../pod-revision.ts';
+import type { RolloutAllowance } from '../safe-rollout/rollout-progress.ts';
 import { isRollingUpdate, rolloutBudget } from './budget.ts';
-import { available, inScope, partitionAllowance, type RolloutContext } from './step-context.ts';
+import {
+  available,
+  inScope,
+  partitionAllowance,
+  type RolloutContext,
+  withinAllowance,
+} from './step-context.ts';
 import { planSurgeStep } from './surge.ts';
 
 /** Everything the rollout step looks at. */
@@ -33,6 +40,8 @@ export interface RolloutState {
    * creates carry those tolerations. Placement is the views' (nodeViewsFor with the same keys).
    */
   gateKeys?: readonly string[];
+  /** The safe rollout's limits (core/safe-rollout/rollout-progress.ts); none by default. */
+  allowance?: RolloutAllowance | undefined;
 }
 
 /**
@@ -45,7 +54,8 @@ export interface RolloutState {
  *   maxSurge available old pods, delete old pods whose new pod is available;
  * - beyond upstream: only nodes matching the rollout selector are touched; at most
  *   `oldOnlyNodes - partition` nodes are replaced; under `strict`, unavailable old pods are
- *   replaced only within the budget too; at most burstReplicas creates and deletes;
+ *   replaced only within the budget too; at most burstReplicas creates and deletes; a safe
+ *   rollout's steps, domains and halt bound what is touched, in its order;
  * - a requeue for when a ready pod becomes available under minReadySeconds while old pods remain.
  * maxUnavailable and maxSurge percentages are of the nodes that should run the pod, rounded up.
  */
@@ -111,9 +121,10 @@ function planNoSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
     if (inScope(ctx, view)) (isAvailable ? candidates : replacements).push([view, oldPod]);
   }
   const { maxUnavailable } = ctx.budget;
-  let chosen = [...replacements, ...candidates.slice(0, Math.max(0, maxUnavailable - numUnavailable))];
+  const [touchable, ordered] = [withinAllowance(ctx, replacements), withinAllowance(ctx, candidates)];
+  let chosen = [...touchable, ...ordered.slice(0, Math.max(0, maxUnavailable - numUnavailable))];
   if (ctx.extensions.strict) chosen = chosen.slice(0, Math.max(0, maxUnavailable - inFlight));
-  chosen = chosen.slice(0, partitionAllowance(ctx, oldOnly));
+  chosen = withinAllowance(ctx, chosen.slice(0, partitionAllowance(ctx, oldOnly)));
   return chosen.map(([view, pod]) =>
     deletePodAction(
       pod,

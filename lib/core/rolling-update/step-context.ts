@@ -7,6 +7,7 @@ import type { RolloutExtensions } from '../extensions.ts';
 import { labelSelectorMatches } from '../label-selector.ts';
 import type { NodeView } from '../node-view.ts';
 import { isPodAvailable } from '../pod-availability.ts';
+import type { RolloutAllowance } from '../safe-rollout/rollout-progress.ts';
 import type { RolloutBudget } from './budget.ts';
 
 /** The inputs of one rollout step after filtering, with the budgets and extension settings. */
@@ -21,6 +22,8 @@ export interface RolloutContext {
   desiredNumberScheduled: number;
   budget: RolloutBudget;
   extensions: RolloutExtensions;
+  /** The safe rollout's limits on this step (steps, domains, a halt); undefined without one. */
+  allowance?: RolloutAllowance | undefined;
 }
 
 /** True when `pod` is available under the DaemonSet's minReadySeconds at the context's now. */
@@ -45,4 +48,23 @@ export function inScope(ctx: Readonly<RolloutContext>, view: Readonly<NodeView>)
  */
 export function partitionAllowance(ctx: Readonly<RolloutContext>, oldOnlyNodes: number): number {
   return Math.max(0, oldOnlyNodes - ctx.extensions.partition);
+}
+
+/**
+ * `chosen` (nodes the step would move to the revision, each first in a tuple) within the safe
+ * rollout's allowance: only the nodes it lets the step touch, in its order (domain, then name),
+ * at most as many as its current step still allows. Unchanged without a safe rollout.
+ */
+export function withinAllowance<T extends readonly [NodeView, ...unknown[]]>(
+  ctx: Readonly<RolloutContext>,
+  chosen: readonly T[],
+): T[] {
+  const allowance = ctx.allowance;
+  if (allowance === undefined) return [...chosen];
+  if (allowance.halted) return [];
+  const rank = new Map(allowance.order.map((name, i) => [name, i]));
+  return chosen
+    .filter(([view]) => rank.has(view.name))
+    .sort(([a], [b]) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0))
+    .slice(0, allowance.maxNewNodes);
 }

@@ -7,7 +7,13 @@ import { type Action, deletePodAction } from '../action.ts';
 import { createPodAction } from '../create-pod-action.ts';
 import type { NodeView } from '../node-view.ts';
 import { findUpdatedPodsOnNode } from '../pod-revision.ts';
-import { available, inScope, partitionAllowance, type RolloutContext } from './step-context.ts';
+import {
+  available,
+  inScope,
+  partitionAllowance,
+  type RolloutContext,
+  withinAllowance,
+} from './step-context.ts';
 
 interface SurgeTally {
   numSurge: number;
@@ -36,9 +42,16 @@ export function planSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
   const deletable = Math.max(0, tally.numAvailable - ctx.desiredNumberScheduled);
   deletes.push(...tally.shouldNotRunPodsToDelete.slice(0, deletable));
   const remainingSurge = Math.max(0, ctx.budget.maxSurge - tally.numSurge);
-  let creates = [...tally.allowedNewNodes, ...tally.candidateNewNodes.slice(0, remainingSurge)];
+  const single = (views: readonly NodeView[]) =>
+    withinAllowance(
+      ctx,
+      views.map((view) => [view] as const),
+    );
+  const allowed = single(tally.allowedNewNodes).map(([view]) => view);
+  const candidates = single(tally.candidateNewNodes).map(([view]) => view);
+  let creates = [...allowed, ...candidates.slice(0, remainingSurge)];
   if (ctx.extensions.strict) creates = creates.slice(0, remainingSurge);
-  creates = creates.slice(0, partitionAllowance(ctx, tally.oldOnly));
+  creates = single(creates.slice(0, partitionAllowance(ctx, tally.oldOnly))).map(([view]) => view);
   return [
     ...deletes.map(([view, pod]) =>
       deletePodAction(

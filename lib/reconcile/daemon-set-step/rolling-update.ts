@@ -9,6 +9,7 @@ import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
 import { planRollout } from '../../core/rolling-update/plan.ts';
+import type { RolloutAllowance } from '../../core/safe-rollout/rollout-progress.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
 import { pairKey } from '../memory/expectations.ts';
@@ -22,6 +23,8 @@ export interface RollingUpdateInput {
   /** The node readiness gate keys the DaemonSet's pods tolerate. */
   readonly gateKeys: readonly string[];
   readonly now: Date;
+  /** The safe rollout's limits on this step, if the DaemonSet has one. */
+  readonly allowance?: RolloutAllowance | undefined;
 }
 
 /** What the rolling update did on this step. */
@@ -44,8 +47,8 @@ export async function rollingUpdate(
   deps: ReconcileDeps,
   input: Readonly<RollingUpdateInput>,
 ): Promise<RollingUpdateResult> {
-  const { ds, views, currentHash, now, gateKeys } = input;
-  const actions = planRollout({ ds, nodes: views, currentHash, now, gateKeys });
+  const { ds, views, currentHash, now, gateKeys, allowance } = input;
+  const actions = planRollout({ ds, nodes: views, currentHash, now, gateKeys, allowance });
   const uid = ds.metadata?.uid ?? '';
   const executed = await executeActions(deps, ds, actions, {
     pods: input.pods,

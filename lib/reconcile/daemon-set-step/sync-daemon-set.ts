@@ -8,6 +8,9 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { daemonSetStatusFromViews, statusRequeue } from '../../core/daemon-set-status.ts';
 import { type NodeView, nodeViewsFor } from '../../core/node-view.ts';
 import { earliestNodeFreeSeconds } from '../../core/pair-waits.ts';
+import { safeRolloutProgress } from '../../core/safe-rollout/rollout-progress.ts';
+import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
+import { safeRolloutOf } from '../../core/safe-rollout/rollout-spec.ts';
 import type { MessageCause } from '../../messages/message-cause.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
@@ -17,6 +20,7 @@ import { knownGateKeys } from '../reads/known-gate-keys.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
 import { rollingUpdate } from './rolling-update.ts';
 import { type RevisionResult, syncRevisionHistory } from './sync-revision-history.ts';
+import { recordRolloutEvents, statusForKind, writeRolloutAnnotation } from './write-rollout-record.ts';
 import { INVALID_SPEC_CONDITION, writeDaemonSetStatus } from './write-status.ts';
 import { yieldToEventLoop } from './yield-to-event-loop.ts';
 
@@ -64,9 +68,10 @@ function statusOf(
   views: readonly NodeView[],
   revision: Readonly<RevisionResult>,
   now: Date,
+  rollout: RolloutRecord | undefined,
 ): V1DaemonSetStatus {
   const synced = { ...ds, status: { ...ds.status, collisionCount: revision.collisionCount } } as DaemonSet;
-  const status = daemonSetStatusFromViews(synced, views, revision.currentHash, now);
+  const status = daemonSetStatusFromViews(synced, views, revision.currentHash, now, rollout);
   if (revision.collisionCount === 0 && ds.status?.collisionCount === undefined) delete status.collisionCount;
   const refused = refusedRevision(ds) === revision.currentHash;
   const conditions =
@@ -109,7 +114,19 @@ export async function syncDaemonSet(
   const gateKeys = knownGateKeys(deps, ds);
   await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
-  const rollout = await rollingUpdate(deps, { ds, views, pods: reads.pods, currentHash, gateKeys, now });
+  // A safe rollout's steps, domains and halt (docs/design.md, 30), decided before the rolling update.
+  const stored = rolloutRecordOf(ds);
+  const progress = safeRolloutProgress({ ds, views, currentHash, settings: safeRolloutOf(ds), stored, now });
+  const { allowance } = progress;
+  const rollout = await rollingUpdate(deps, {
+    ds,
+    views,
+    pods: reads.pods,
+    currentHash,
+    gateKeys,
+    now,
+    allowance,
+  });
   const skip = new Set([
     ...blocked,
     ...rollout.actions.flatMap((a) => (a.type === 'requeue' ? [] : [a.node])),
@@ -129,10 +146,14 @@ export async function syncDaemonSet(
   });
   const rechecks = await sendGateRechecks(deps, ds, views, cause, now);
   await yieldToEventLoop();
-  const status = statusOf(ds, views, revision, now);
-  const statusWrites = await writeDaemonSetStatus(deps, ds, status);
+  const status = statusOf(ds, views, revision, now, progress.record);
+  recordRolloutEvents(deps, ds, progress.record, progress.events);
+  const statusWrites =
+    (await writeDaemonSetStatus(deps, ds, statusForKind(deps, status))) +
+    (await writeRolloutAnnotation(deps, ds, progress.record));
   const wait = earliest([
     [rollout.executed.requeueAfterSeconds, 'rolling update waits for minReadySeconds'],
+    [progress.requeueAfterSeconds, 'safe rollout waits for a pause or a health deadline'],
     [statusRequeue(ds, status, now)?.afterSeconds, 'status depends on time passing'],
     [earliestNodeFreeSeconds(ds, rollout.viewsAfter, now), 'pods terminating on nodes that need one'],
     [fan.capped ? BURST_CONTINUATION_SECONDS : undefined, 'burst cap left pairs for the next run'],

@@ -58,9 +58,15 @@ function iso(value: unknown): string | undefined {
   return typeof value === 'string' ? new Date(value).toISOString() : undefined;
 }
 
+/** The safe rollout's record in a status, as JSON (statuses of apps/v1 have none). */
+function rolloutText(status: Readonly<V1DaemonSetStatus> | undefined): string {
+  return JSON.stringify((status as { rollout?: unknown } | undefined)?.rollout ?? null);
+}
+
 /** True when writing `next` over `ds`'s status changes something. */
 export function needsStatusWrite(ds: Readonly<DaemonSet>, next: Readonly<V1DaemonSetStatus>): boolean {
   const prev = ds.status;
+  if (rolloutText(prev) !== rolloutText(next)) return true;
   const normalized = { ...ds, status: prev && { ...prev, conditions: undefined } } as DaemonSet;
   if (statusChanged(normalized, { ...next, conditions: undefined })) return true;
   if ((prev?.collisionCount ?? 0) !== (next.collisionCount ?? 0)) return true;

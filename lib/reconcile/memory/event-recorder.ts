@@ -30,6 +30,16 @@ export const EventReason = {
   NodeReadinessGateRestored: 'NodeReadinessGateRestored',
   /** everynode, on a Node: gated longer than a gating DaemonSet's timeoutSeconds. */
   NodeReadinessGateTimeout: 'NodeReadinessGateTimeout',
+  /** everynode: a safe rollout's step is complete. */
+  RolloutStepComplete: 'RolloutStepComplete',
+  /** everynode: a safe rollout finished a topology domain. */
+  RolloutDomainComplete: 'RolloutDomainComplete',
+  /** everynode: the health rules halted a safe rollout. */
+  RolloutHalted: 'RolloutHalted',
+  /** everynode: a halted rollout was retried (kubectl everynode rollout retry). */
+  RolloutRetried: 'RolloutRetried',
+  /** everynode: a halted rollout put its updated nodes back on the stable revision. */
+  RolloutReverted: 'RolloutReverted',
 } as const;
 
 /** An event reason. */

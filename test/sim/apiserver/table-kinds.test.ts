@@ -162,6 +162,7 @@ describe('toTable for other kinds', () => {
         currentNumberScheduled: 2,
         numberReady: 1,
         updatedNumberScheduled: 2,
+        rollout: { revision: 'abc', phase: 'Paused', updatedNodes: 1 },
       },
     });
     expect(toTable('everynode.dev/daemonsets', [eds], { now }).rows[0]?.cells).toEqual([
@@ -173,6 +174,7 @@ describe('toTable for other kinds', () => {
       null,
       '{"disk":"ssd"}',
       '30s',
+      'Paused',
       'Continuous',
     ]);
   });

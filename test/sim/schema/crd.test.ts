@@ -19,7 +19,7 @@ describe('the everynode CRD manifest', () => {
     expect(crd.spec.names).toMatchObject({ plural: 'daemonsets', kind: 'DaemonSet', shortNames: ['eds'] });
   });
 
-  it('serves and stores v1 with a status subresource, kubectl-get-ds printer columns and the gate under -o wide', () => {
+  it('serves and stores v1 with a status subresource, kubectl-get-ds printer columns, the rollout phase and the gate under -o wide', () => {
     const version = everynodeCrdVersion();
     expect(version).toMatchObject({ name: 'v1', served: true, storage: true, subresources: { status: {} } });
     expect(version.additionalPrinterColumns?.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
@@ -30,6 +30,7 @@ describe('the everynode CRD manifest', () => {
       ['Available', '.status.numberAvailable', 0],
       ['Node Selector', '.spec.template.spec.nodeSelector', 0],
       ['Age', '.metadata.creationTimestamp', 0],
+      ['Rollout', '.status.rollout.phase', 1],
       ['Gate', '.spec.nodeReadiness.mode', 1],
     ]);
   });
@@ -47,6 +48,11 @@ describe('the everynode CRD manifest', () => {
     [['spec', 'nodeReadiness', 'timeoutSeconds'], 'integer'],
     [['spec', 'nodeReadiness', 'dryRun'], 'boolean'],
     [['spec', 'nodeReadiness', 'effect'], 'string'],
+    [['spec', 'updateStrategy', 'rollingUpdate', 'topologyKey'], 'string'],
+    [['spec', 'updateStrategy', 'rollingUpdate', 'steps'], 'array'],
+    [['spec', 'updateStrategy', 'rollingUpdate', 'health'], 'object'],
+    [['spec', 'updateStrategy', 'rollingUpdate', 'health', 'onFailure'], 'string'],
+    [['status', 'rollout'], 'object'],
     [['status', 'conditions'], 'array'],
     [['spec', 'selector'], 'object'],
     [['status', 'numberAvailable'], 'integer'],

@@ -1,0 +1,196 @@
+/**
+ * Safe rollouts through the local pipeline, driven with kubectl, for both kinds: canary steps that
+ * hold and advance, a pause until resumed, topology domains rolled in order, and a crash-looping
+ * revision halted by the health rules with the nodes it reached no more than its step allowed.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
+
+const NAMESPACE = 'rollout';
+/** Generated nodes, all alike: the first three in zone a, the next four in zone b. */
+const NODES = Array.from({ length: 7 }, (_, i) => `node-0000${i + 1}`);
+const zoneOf = (node: string) => (NODES.indexOf(node) < 3 ? 'a' : 'b');
+
+interface Rollout {
+  revision?: string;
+  phase?: string;
+  step?: number;
+  domain?: string;
+  failedNodes?: { node: string; reason: string }[];
+}
+
+describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])(
+  'safe rollouts of %s',
+  (kind) => {
+    let world: PipelineWorld;
+    const resource = kind === 'apps/v1' ? 'ds' : 'eds';
+
+    /** The DaemonSet with these safe-rollout settings: fields on everynode.dev/v1, annotations on apps/v1. */
+    function daemonSet(name: string, image: string, settings: Record<string, unknown>) {
+      const annotations: Record<string, string> = {};
+      const rollingUpdate: Record<string, unknown> = { maxUnavailable: 2 };
+      for (const [key, value] of Object.entries(settings)) {
+        if (kind === 'everynode.dev/v1') rollingUpdate[key] = value;
+        else
+          annotations[`everynode.dev/rollout-${key === 'topologyKey' ? 'topology-key' : key}`] =
+            JSON.stringify(value);
+      }
+      return {
+        apiVersion: kind,
+        kind: 'DaemonSet',
+        metadata: { name, namespace: NAMESPACE, annotations },
+        spec: {
+          selector: { matchLabels: { app: name } },
+          updateStrategy: { type: 'RollingUpdate', rollingUpdate },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'agent', image }], terminationGracePeriodSeconds: 1 },
+          },
+        },
+      };
+    }
+
+    const get = async (name: string) =>
+      JSON.parse(await world.kubectl(['get', resource, name, '-n', NAMESPACE, '-o', 'json'])) as {
+        metadata: { annotations?: Record<string, string> };
+        status?: { rollout?: Rollout; conditions?: { type: string; status: string; reason?: string }[] };
+      };
+    const rolloutOf = async (name: string): Promise<Rollout> => {
+      const ds = await get(name);
+      const text = ds.metadata.annotations?.['everynode.dev/rollout-status'];
+      return ds.status?.rollout ?? (text ? (JSON.parse(text) as Rollout) : {});
+    };
+    const pods = async (name: string) =>
+      (
+        JSON.parse(
+          await world.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${name}`, '-o', 'json']),
+        ) as {
+          items: V1Pod[];
+        }
+      ).items.filter((p) => !p.metadata?.deletionTimestamp);
+    const onImage = async (name: string, image: string) =>
+      (await pods(name)).filter((p) => p.spec?.containers[0]?.image === image);
+    const setImage = (name: string, image: string) =>
+      world.kubectl([
+        'patch',
+        resource,
+        name,
+        '-n',
+        NAMESPACE,
+        '--type=json',
+        '-p',
+        JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }]),
+      ]);
+
+    beforeAll(async () => {
+      world = await startPipelineWorld({ managedKind: kind, secured: true, nodes: NODES.length });
+      await world.kubectl(['create', 'namespace', NAMESPACE]);
+      for (const node of NODES) await world.kubectl(['label', 'node', node, `zone=${zoneOf(node)}`]);
+    });
+    afterAll(async () => world?.stop());
+
+    it('holds each step, pauses until resumed, and finishes a zone before the next', async () => {
+      const settings = {
+        topologyKey: 'zone',
+        steps: [{ nodes: 1 }, { pause: {} }, { nodes: 3 }, { pause: { seconds: 2 } }],
+      };
+      await world.kubectl(['apply', '-f', '-'], JSON.stringify(daemonSet('agent', 'busybox:1.36', settings)));
+      await world.until(
+        'the first revision runs everywhere',
+        async () => (await onImage('agent', 'busybox:1.36')).length === 7,
+        30_000,
+      );
+      await world.until(
+        'the first rollout is complete',
+        async () => (await rolloutOf('agent')).phase === 'Complete',
+      );
+
+      await setImage('agent', 'busybox:1.37');
+      await world.until(
+        'the canary step is paused',
+        async () => (await rolloutOf('agent')).phase === 'Paused',
+        30_000,
+      );
+      await world.quiet();
+      const canary = await onImage('agent', 'busybox:1.37');
+      expect(canary.map((p) => zoneOf(p.spec?.nodeName ?? ''))).toEqual(['a']);
+      const paused = await get('agent');
+      expect(paused.status?.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({
+        status: 'Unknown',
+        reason: 'RolloutPaused',
+      });
+      const { revision, step } = await rolloutOf('agent');
+      expect(step).toBe(1);
+
+      await world.kubectl([
+        'annotate',
+        resource,
+        'agent',
+        '-n',
+        NAMESPACE,
+        `everynode.dev/rollout-resume=${revision}/1`,
+      ]);
+      await world.until(
+        'the rollout is complete',
+        async () => (await rolloutOf('agent')).phase === 'Complete',
+        60_000,
+      );
+      const updated = await onImage('agent', 'busybox:1.37');
+      expect(updated).toHaveLength(7);
+      const started = (p: V1Pod) => new Date(p.metadata?.creationTimestamp ?? 0).getTime();
+      const lastOfA = Math.max(...updated.filter((p) => zoneOf(p.spec?.nodeName ?? '') === 'a').map(started));
+      const firstOfB = Math.min(
+        ...updated.filter((p) => zoneOf(p.spec?.nodeName ?? '') === 'b').map(started),
+      );
+      expect(firstOfB).toBeGreaterThanOrEqual(lastOfA);
+    }, 120_000);
+
+    it('halts a crash-looping revision on its own, within the first step', async () => {
+      const settings = {
+        steps: [{ nodes: 2 }],
+        health: { podReadySeconds: 4, maxFailedNodes: 0, onFailure: 'Pause' },
+      };
+      await world.kubectl(
+        ['apply', '-f', '-'],
+        JSON.stringify(daemonSet('sensor', 'busybox:1.36', settings)),
+      );
+      await world.until(
+        'the sensor runs everywhere',
+        async () => (await rolloutOf('sensor')).phase === 'Complete',
+        30_000,
+      );
+
+      await setImage('sensor', 'everynode.dev/sim:crashloop');
+      await world.until(
+        'the rollout halts',
+        async () => (await rolloutOf('sensor')).phase === 'Halted',
+        30_000,
+      );
+      const halted = await rolloutOf('sensor');
+      expect(halted.failedNodes?.map((f) => f.reason)).toContain('PodNotAvailable');
+      const ds = await get('sensor');
+      expect(ds.status?.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({
+        status: 'False',
+        reason: 'RolloutHalted',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await world.quiet();
+      expect((await onImage('sensor', 'everynode.dev/sim:crashloop')).length).toBeLessThanOrEqual(2);
+      expect((await onImage('sensor', 'busybox:1.36')).length).toBeGreaterThanOrEqual(5);
+      expect((await rolloutOf('sensor')).phase).toBe('Halted');
+      const events = await world.kubectl([
+        'get',
+        'events',
+        '-n',
+        NAMESPACE,
+        '--field-selector',
+        'reason=RolloutHalted',
+        '-o',
+        'name',
+      ]);
+      expect(events.trim()).not.toBe('');
+    }, 120_000);
+  },
+);
