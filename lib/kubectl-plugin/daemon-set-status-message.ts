@@ -1,10 +1,14 @@
 /**
  * What `kubectl rollout status` says about a DaemonSet (kubectl polymorphichelpers
  * rollout_status.go, DaemonSetStatusViewer.Status), for either managed kind: both carry the same
- * spec.updateStrategy and status fields, so kubectl's reading applies word for word.
+ * spec.updateStrategy and status fields, so kubectl's reading applies word for word. A DaemonSet
+ * with a safe rollout (docs/design.md, 30. Rollouts that stop themselves) also gets the step and
+ * domain its rollout holds in its waiting lines, and a halted rollout is an error, as kubectl's
+ * Deployment viewer makes ProgressDeadlineExceeded one.
  */
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
+import { rolloutHaltMessage, rolloutPosition } from './safe-rollout-status.ts';
 
 /** One look at a DaemonSet: the line to print and whether the rollout is done. */
 export interface RolloutStatusMessage {
@@ -25,7 +29,9 @@ interface DaemonSetFields {
 
 /**
  * The status line of `object` (ending in a newline) and whether its rollout is done; throws
- * kubectl's error when its update strategy is not RollingUpdate (OnDelete has no rollout to follow).
+ * kubectl's error when its update strategy is not RollingUpdate (OnDelete has no rollout to follow),
+ * and `daemon set "NAME" rollout halted: …` once the status of its generation says its safe rollout
+ * halted.
  */
 export function daemonSetStatusMessage(object: Readonly<KubeObject>): RolloutStatusMessage {
   const ds = object as DaemonSetFields;
@@ -38,18 +44,22 @@ export function daemonSetStatusMessage(object: Readonly<KubeObject>): RolloutSta
   if (generation > (status.observedGeneration ?? 0)) {
     return { message: 'Waiting for daemon set spec update to be observed...\n', done: false };
   }
+  const halt = rolloutHaltMessage(object);
+  if (halt !== undefined) throw new KubectlError(`daemon set ${name} rollout halted: ${halt}`);
+  const position = rolloutPosition(object);
+  const where = position === '' ? '' : `${position}: `;
   const desired = status.desiredNumberScheduled ?? 0;
   const updated = status.updatedNumberScheduled ?? 0;
   if (updated < desired) {
     return {
-      message: `Waiting for daemon set ${name} rollout to finish: ${updated} out of ${desired} new pods have been updated...\n`,
+      message: `Waiting for daemon set ${name} rollout to finish: ${where}${updated} out of ${desired} new pods have been updated...\n`,
       done: false,
     };
   }
   const available = status.numberAvailable ?? 0;
   if (available < desired) {
     return {
-      message: `Waiting for daemon set ${name} rollout to finish: ${available} of ${desired} updated pods are available...\n`,
+      message: `Waiting for daemon set ${name} rollout to finish: ${where}${available} of ${desired} updated pods are available...\n`,
       done: false,
     };
   }

@@ -35,6 +35,8 @@ const SUBCOMMAND_FLAGS: Readonly<Record<string, readonly FlagSpec[]>> = {
   restart: [],
   pause: [],
   resume: [],
+  retry: [],
+  plan: [{ name: 'pod-ready-seconds', type: 'int' }],
 };
 
 type Subcommand = (context: RolloutCommandContext) => Promise<unknown[]>;
@@ -52,6 +54,11 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Subcommand>>> = {
   resume: async () => {
     const { rolloutPause } = await import('./rollout-pause.ts');
     return (context) => rolloutPause(context, false);
+  },
+  retry: async () => (await import('./rollout-retry.ts')).rolloutRetry,
+  plan: async () => {
+    const { rolloutPlan } = await import('./rollout-plan.ts');
+    return (context) => rolloutPlan(context);
   },
 };
 

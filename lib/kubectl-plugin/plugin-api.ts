@@ -1,9 +1,9 @@
 /**
  * The API requests of `kubectl everynode`, on the connection of the user's kubeconfig: GET, LIST,
- * WATCH and PATCH of DaemonSets of either managed kind and LIST of ControllerRevisions, as plain
- * JSON (the commands read, compare and print objects as the server sends them, fields the
- * client-node models do not know included). An error answer becomes a KubectlError carrying the
- * Status's reason and message, which is what kubectl prints.
+ * WATCH and PATCH of DaemonSets of either managed kind, and LIST of ControllerRevisions, Nodes and
+ * Pods, as plain JSON (the commands read, compare and print objects as the server sends them,
+ * fields the client-node models do not know included). An error answer becomes a KubectlError
+ * carrying the Status's reason and message, which is what kubectl prints.
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -177,6 +177,17 @@ export class PluginApi {
   /** The ControllerRevisions of `namespace` matching `labelSelector`. */
   async listControllerRevisions(namespace: string, labelSelector: string): Promise<ObjectList> {
     const path = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/controllerrevisions`;
+    return listOf(await this.call('GET', path, labelSelector === '' ? {} : { labelSelector }));
+  }
+
+  /** The cluster's nodes. */
+  async listNodes(): Promise<ObjectList> {
+    return listOf(await this.call('GET', '/api/v1/nodes'));
+  }
+
+  /** The pods of `namespace` matching `labelSelector` ('' for every one). */
+  async listPods(namespace: string, labelSelector: string): Promise<ObjectList> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
     return listOf(await this.call('GET', path, labelSelector === '' ? {} : { labelSelector }));
   }
 

@@ -33,11 +33,14 @@ Commands:
   rollout undo       Undo a previous rollout
   rollout restart    Restart a resource
   rollout pause      Mark the provided resource as paused
-  rollout resume     Resume a paused resource
+  rollout resume     Resume a paused resource, or end the pause step of its rollout
+  rollout retry      Retry a halted rollout
+  rollout plan       Show how the rest of a rollout would go, and how long it would take
 
 Examples:
   kubectl everynode -n kiada rollout status eds/demo
   kubectl everynode -n kiada rollout history eds/demo --revision=2
+  kubectl everynode -n kiada rollout plan eds/demo
 
 ${GLOBAL_FLAGS}`;
 
@@ -53,7 +56,9 @@ Subcommands:
   undo       Undo a previous rollout              --to-revision=N
   restart    Restart a resource
   pause      Mark the provided resource as paused
-  resume     Resume a paused resource
+  resume     Resume a paused resource, or end the pause step of its rollout
+  retry      Retry a halted rollout
+  plan       Show how the rollout would go        --pod-ready-seconds=30
 
 ${TYPES}
 ${GLOBAL_FLAGS}`;
@@ -63,7 +68,8 @@ const SUBCOMMANDS: Readonly<Record<string, { summary: string; flags: string }>> 
     summary: `Show the status of the rollout.
 
 By default 'rollout status' watches the status of the latest rollout until it's done; with
---watch=false it prints the status once.`,
+--watch=false it prints the status once. For a DaemonSet with a safe rollout (steps, a topology
+key) the lines name the step and the domain the rollout holds at; a halted rollout is an error.`,
     flags: `  -w, --watch=true           watch the status of the rollout until it's done
       --timeout=0s           how long to watch before giving up (0: forever; e.g. 30s, 2m, 1h)
       --revision=0           accepted as kubectl does, and ignored for DaemonSets`,
@@ -85,8 +91,20 @@ By default 'rollout status' watches the status of the latest rollout until it's 
     flags: '',
   },
   resume: {
-    summary: 'Resume a paused resource.',
+    summary: `Resume a paused resource. When its safe rollout holds at a pause step, end that step too
+(the everynode.dev/rollout-resume annotation).`,
     flags: '',
+  },
+  retry: {
+    summary: `Retry a halted rollout: lift the halt of its current revision, so that the controller moves
+nodes to it again (the everynode.dev/rollout-retry annotation).`,
+    flags: '',
+  },
+  plan: {
+    summary: `Show, without changing anything, the order in which the rest of the rollout would move the
+nodes (steps, pauses, then domain by domain in batches of maxUnavailable) and how long it would
+take; for a DaemonSet that is rolled out, how a new revision would roll.`,
+    flags: '      --pod-ready-seconds=30 how long a new pod takes to become available, in seconds',
   },
 };
 

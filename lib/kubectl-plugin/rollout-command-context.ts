@@ -5,6 +5,7 @@
  * are still acted on.
  */
 import type { DaemonSetTarget } from './daemon-set-target.ts';
+import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject, PluginApi } from './plugin-api.ts';
 import type { FlagValue } from './plugin-flags.ts';
 
@@ -51,4 +52,18 @@ export async function fetchDaemonSets(context: Readonly<RolloutCommandContext>):
     }
   }
   return { objects, errors };
+}
+
+/** Merge-patches the DaemonSet `name` as kubectl's rollout commands do; a refusal is kubectl's `failed to patch`. */
+export async function patchOrFail(
+  context: Readonly<RolloutCommandContext>,
+  name: string,
+  patch: unknown,
+): Promise<void> {
+  const { kind } = context.target;
+  try {
+    await context.api.patchDaemonSet(kind, context.namespace, name, 'application/merge-patch+json', patch);
+  } catch (error) {
+    throw new KubectlError(`failed to patch: ${(error as Error).message}`, { cause: error });
+  }
 }

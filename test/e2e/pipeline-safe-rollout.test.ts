@@ -16,6 +16,8 @@ const zoneOf = (node: string) => (NODES.indexOf(node) < 3 ? 'a' : 'b');
 interface Rollout {
   revision?: string;
   phase?: string;
+  haltedAt?: string;
+  revertedAt?: string;
   step?: number;
   domain?: string;
   failedNodes?: { node: string; reason: string }[];
@@ -191,6 +193,49 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         'name',
       ]);
       expect(events.trim()).not.toBe('');
+    }, 120_000);
+
+    it('halts a revision that breaks its nodes, and puts every node back on the good one', async () => {
+      // The canary's pause gives its agent time to break its node before the rest rolls.
+      const settings = {
+        steps: [{ nodes: 2 }, { pause: { seconds: 30 } }],
+        health: { podReadySeconds: 60, nodeReadySeconds: 10, maxFailedNodes: 0, onFailure: 'Revert' },
+      };
+      await world.kubectl(['apply', '-f', '-'], JSON.stringify(daemonSet('cni', 'busybox:1.36', settings)));
+      await world.until(
+        'the cni runs everywhere',
+        async () => (await rolloutOf('cni')).phase === 'Complete',
+        30_000,
+      );
+
+      await setImage('cni', 'everynode.dev/sim:break-node');
+      await world.until(
+        'the rollout halts',
+        async () => (await rolloutOf('cni')).haltedAt !== undefined,
+        30_000,
+      );
+      const broken = await rolloutOf('cni');
+      expect(broken.failedNodes?.map((f) => f.reason)).toContain('NodeNotReady');
+      await world.until(
+        'every node runs the good revision again',
+        async () => (await rolloutOf('cni')).revertedAt !== undefined,
+        60_000,
+      );
+      await world.quiet();
+      expect(await onImage('cni', 'everynode.dev/sim:break-node')).toEqual([]);
+      expect(await onImage('cni', 'busybox:1.36')).toHaveLength(7);
+      expect((await rolloutOf('cni')).phase).toBe('Halted');
+      const reverted = await world.kubectl([
+        'get',
+        'events',
+        '-n',
+        NAMESPACE,
+        '--field-selector',
+        'reason=RolloutReverted',
+        '-o',
+        'name',
+      ]);
+      expect(reverted.trim()).not.toBe('');
     }, 120_000);
   },
 );

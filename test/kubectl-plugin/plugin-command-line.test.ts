@@ -175,6 +175,8 @@ describe('kubectlEverynode', () => {
     expect(help.stdout).toContain('kubectl everynode -n kiada rollout status eds/demo');
     expect((await run(['rollout', '--help'])).stdout).toContain('Manage the rollout of everynode');
     expect((await run(['-n', 'x', 'rollout', 'status', '-h'])).stdout).toContain('--timeout=0s');
+    expect((await run(['rollout', 'plan', '-h'])).stdout).toContain('--pod-ready-seconds=30');
+    expect((await run(['rollout', '--help'])).stdout).toContain('retry      Retry a halted rollout');
   });
 
   it('answers an unknown command as kubectl does, and prints usage on stderr for a missing one, exit code 1', async () => {

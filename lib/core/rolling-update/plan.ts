@@ -16,7 +16,7 @@ import { isEmptyLabelSelector } from '../label-selector.ts';
 import type { NodeView } from '../node-view.ts';
 import { isDeletedTerminalPod, isPodTerminating, secondsUntilAvailable } from '../pod-availability.ts';
 import { findUpdatedPodsOnNode } from '../pod-revision.ts';
-import type { RolloutAllowance } from '../safe-rollout/rollout-progress.ts';
+import type { RolloutAllowance } from '../safe-rollout/rollout-types.ts';
 import { isRollingUpdate, rolloutBudget } from './budget.ts';
 import {
   available,

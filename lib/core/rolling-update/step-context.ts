@@ -7,7 +7,7 @@ import type { RolloutExtensions } from '../extensions.ts';
 import { labelSelectorMatches } from '../label-selector.ts';
 import type { NodeView } from '../node-view.ts';
 import { isPodAvailable } from '../pod-availability.ts';
-import type { RolloutAllowance } from '../safe-rollout/rollout-progress.ts';
+import type { RolloutAllowance } from '../safe-rollout/rollout-types.ts';
 import type { RolloutBudget } from './budget.ts';
 
 /** The inputs of one rollout step after filtering, with the budgets and extension settings. */

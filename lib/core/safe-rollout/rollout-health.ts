@@ -105,3 +105,28 @@ export function secondsUntilHealthDeadline(
   }
   return earliest;
 }
+
+/**
+ * Seconds until the last health window of the revision's pods closes: a restart counts until
+ * `podReadySeconds` after a pod's creation (with `maxRestarts`), a node turning NotReady until
+ * `nodeReadySeconds` after its pod started. Undefined once every window is closed: only then is a
+ * rollout complete, or an agent breaking its node a minute after a fast rollout would halt nothing.
+ */
+export function secondsUntilWindowsClose(
+  nodes: readonly RolloutNode[],
+  health: Readonly<RolloutHealth>,
+  now: Date,
+): number | undefined {
+  let latest = 0;
+  for (const node of nodes) {
+    const pod = node.newPod;
+    const created = timestampMillis(pod?.metadata?.creationTimestamp);
+    if (pod === undefined || created === undefined) continue;
+    const started = timestampMillis(pod.status?.startTime) ?? created;
+    if (health.maxRestarts !== undefined) latest = Math.max(latest, created + health.podReadySeconds * 1000);
+    if (health.nodeReadySeconds !== undefined)
+      latest = Math.max(latest, started + health.nodeReadySeconds * 1000);
+  }
+  const remaining = latest - now.getTime();
+  return remaining > 0 ? Math.ceil(remaining / 1000) : undefined;
+}

@@ -8,7 +8,7 @@ import type { NodeView } from '../node-view.ts';
 import { isPodAvailable, isPodTerminating } from '../pod-availability.ts';
 import { isPodUpdated } from '../pod-revision.ts';
 
-/** One node that should run the daemon, for the rollout of one revision. */
+/** One node that should run the daemon (or keeps running its pod), for the rollout of one revision. */
 export interface RolloutNode {
   readonly view: NodeView;
   /** Its topology domain: the label value, '' without the label (or without a topology key). */
@@ -51,25 +51,29 @@ export function rolloutNodes(
   now: Date,
 ): RolloutNode[] {
   const minReadySeconds = ds.spec?.minReadySeconds ?? 0;
-  return views
-    .filter((view) => view.shouldRun)
-    .map((view) => {
-      const live = view.pods.filter((pod) => !isPodTerminating(pod));
-      const newPod = live.find((pod) => isPodUpdated(pod, hash, ds));
-      // No live pod: its old one is going or gone, or the node is new. The pair step gives it a pod
-      // of the revision either way, so it counts against the step already.
-      const replacing = live.length === 0;
-      return {
-        view,
-        domain: domainOf(view, topologyKey),
-        newPod,
-        updated: newPod !== undefined || replacing,
-        available: newPod !== undefined && isPodAvailable(newPod, minReadySeconds, now),
-      };
-    })
-    .sort(
-      (a, b) =>
-        compareDomains(a.domain, b.domain) ||
-        (a.view.name < b.view.name ? -1 : a.view.name > b.view.name ? 1 : 0),
-    );
+  return (
+    views
+      // A node that turned NotReady no longer takes a new daemon pod (its not-ready NoSchedule taint),
+      // but its pod keeps running there: it still counts, and the health rules must see it.
+      .filter((view) => view.shouldRun || (view.shouldContinueRunning && view.pods.length > 0))
+      .map((view) => {
+        const live = view.pods.filter((pod) => !isPodTerminating(pod));
+        const newPod = live.find((pod) => isPodUpdated(pod, hash, ds));
+        // No live pod: its old one is going or gone, or the node is new. The pair step gives it a pod
+        // of the revision either way, so it counts against the step already.
+        const replacing = live.length === 0;
+        return {
+          view,
+          domain: domainOf(view, topologyKey),
+          newPod,
+          updated: newPod !== undefined || replacing,
+          available: newPod !== undefined && isPodAvailable(newPod, minReadySeconds, now),
+        };
+      })
+      .sort(
+        (a, b) =>
+          compareDomains(a.domain, b.domain) ||
+          (a.view.name < b.view.name ? -1 : a.view.name > b.view.name ? 1 : 0),
+      )
+  );
 }

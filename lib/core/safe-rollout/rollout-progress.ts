@@ -5,11 +5,15 @@
  * events of what changed, and when to look again. Pure: the same inputs give the same answer in any
  * process, so a replay or a restart decides as the first step did.
  */
-import type { DaemonSet } from '../daemon-set.ts';
-import type { NodeView } from '../node-view.ts';
 import { timestampMillis } from '../pod-availability.ts';
 import { scaledValue } from '../rolling-update/budget.ts';
-import { failuresTolerated, nodeFailure, secondsUntilHealthDeadline } from './rollout-health.ts';
+import { revertOutcome } from './revert-progress.ts';
+import {
+  failuresTolerated,
+  nodeFailure,
+  secondsUntilHealthDeadline,
+  secondsUntilWindowsClose,
+} from './rollout-health.ts';
 import { compareDomains, type RolloutNode, rolloutNodes } from './rollout-nodes.ts';
 import {
   type FailedNode,
@@ -19,45 +23,21 @@ import {
   type RolloutRecord,
   requestFor,
 } from './rollout-record.ts';
-import type { SafeRollout } from './rollout-spec.ts';
+import type { RolloutAllowance, RolloutEvent, RolloutProgressInput } from './rollout-types.ts';
 import { stableRevisionOf } from './stable-revision.ts';
 
-/** How far the rolling update may go on this step. */
-export interface RolloutAllowance {
-  /** No node may move to the revision: the rollout halted. */
-  readonly halted: boolean;
-  /** How many more nodes may move to the revision on this step (Infinity: as the budgets allow). */
-  readonly maxNewNodes: number;
-  /** The nodes the rolling update may touch, in the order it must take them. */
-  readonly order: readonly string[];
-}
-
-/** An event of the rollout's progress. */
-export interface RolloutEvent {
-  readonly type: 'Normal' | 'Warning';
-  readonly reason: 'RolloutStepComplete' | 'RolloutDomainComplete' | 'RolloutHalted' | 'RolloutRetried';
-  readonly message: string;
-}
+export type { RolloutAllowance, RolloutEvent, RolloutProgressInput } from './rollout-types.ts';
 
 /** The decision. */
 export interface RolloutProgress {
   /** The record to store; undefined when the DaemonSet asks for no safe rollout. */
   readonly record: RolloutRecord | undefined;
   readonly allowance: RolloutAllowance | undefined;
+  /** While a halted rollout reverts: the stable revision every node goes back to (the allowance is towards it). */
+  readonly revertTo?: string;
   readonly events: readonly RolloutEvent[];
   /** When time alone changes the decision (a timed pause ends, a pod's readiness deadline passes). */
   readonly requeueAfterSeconds?: number;
-}
-
-/** What the decision is made from. */
-export interface RolloutProgressInput {
-  readonly ds: Readonly<DaemonSet>;
-  readonly views: readonly NodeView[];
-  readonly currentHash: string;
-  readonly settings: SafeRollout;
-  /** The record the DaemonSet carries (of any revision). */
-  readonly stored: RolloutRecord | undefined;
-  readonly now: Date;
 }
 
 function rfc3339(date: Date): string {
@@ -211,7 +191,8 @@ export function safeRolloutProgress(input: Readonly<RolloutProgressInput>): Roll
       message: `Rollout of revision ${currentHash} halted: ${halt.message}`,
     });
   }
-  const complete = nodes.every((n) => n.available);
+  const windows = health && !halt ? secondsUntilWindowsClose(nodes, health, now) : undefined;
+  const complete = nodes.every((n) => n.available) && windows === undefined;
   // A halted rollout stays where it stopped: no step completes, however its pods recover.
   const steps: StepOutcome = halt
     ? {
@@ -233,15 +214,14 @@ export function safeRolloutProgress(input: Readonly<RolloutProgressInput>): Roll
       reason: 'RolloutDomainComplete',
       message: `Domain ${start.domain || '(no label)'} complete for revision ${currentHash}`,
     });
-  const phase: RolloutPhase = halt
-    ? 'Halted'
-    : complete
-      ? 'Complete'
-      : steps.paused
-        ? 'Paused'
-        : 'Progressing';
   const stableRevision =
     complete && !halt ? currentHash : (start.stableRevision ?? stableRevisionOf(input, nodes));
+  const revert =
+    halt && health?.onFailure === 'Revert' && stableRevision !== undefined && stableRevision !== currentHash
+      ? revertOutcome(input, stableRevision, failed, start.revertedAt, events)
+      : undefined;
+  const phase: RolloutPhase =
+    revert?.phase ?? (halt ? 'Halted' : complete ? 'Complete' : steps.paused ? 'Paused' : 'Progressing');
   const record: RolloutRecord = {
     revision: currentHash,
     phase,
@@ -252,6 +232,7 @@ export function safeRolloutProgress(input: Readonly<RolloutProgressInput>): Roll
     ...(failed.length > 0 ? { failedNodes: failed } : {}),
     ...(halt ? { haltedAt: halt.at, haltReason: halt.reason, haltMessage: halt.message } : {}),
     ...(start.retried ? { retried: start.retried } : {}),
+    ...(revert?.revertedAt ? { revertedAt: revert.revertedAt } : {}),
   };
   const order = nodes
     .filter((n) => domain === undefined || compareDomains(n.domain, domain) <= 0)
@@ -259,10 +240,16 @@ export function safeRolloutProgress(input: Readonly<RolloutProgressInput>): Roll
   const waits = [
     steps.requeueAfterSeconds,
     health && !halt && !complete ? secondsUntilHealthDeadline(nodes, health, failedNames, now) : undefined,
+    nodes.every((n) => n.available) ? windows : undefined,
   ].filter((s): s is number => s !== undefined);
   return {
     record,
-    allowance: { halted: halt !== undefined, maxNewNodes: Math.max(0, steps.cap - updated), order },
+    allowance: revert?.allowance ?? {
+      halted: halt !== undefined,
+      maxNewNodes: Math.max(0, steps.cap - updated),
+      order,
+    },
+    ...(revert ? { revertTo: revert.revision } : {}),
     events,
     ...(waits.length > 0 ? { requeueAfterSeconds: Math.min(...waits) } : {}),
   };

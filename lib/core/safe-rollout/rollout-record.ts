@@ -50,6 +50,8 @@ export interface RolloutRecord {
   readonly haltMessage?: string;
   /** The retry (its `haltedAt`) already acted on, so the same request is not taken twice. */
   readonly retried?: string;
+  /** When every node ran the stable revision again after a halt with `onFailure: Revert`, RFC 3339. */
+  readonly revertedAt?: string;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -9,7 +9,7 @@ import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
 import { planRollout } from '../../core/rolling-update/plan.ts';
-import type { RolloutAllowance } from '../../core/safe-rollout/rollout-progress.ts';
+import type { RolloutAllowance } from '../../core/safe-rollout/rollout-types.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
 import { pairKey } from '../memory/expectations.ts';

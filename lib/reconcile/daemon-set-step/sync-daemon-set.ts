@@ -8,6 +8,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { daemonSetStatusFromViews, statusRequeue } from '../../core/daemon-set-status.ts';
 import { type NodeView, nodeViewsFor } from '../../core/node-view.ts';
 import { earliestNodeFreeSeconds } from '../../core/pair-waits.ts';
+import { podTargetAt } from '../../core/safe-rollout/revert.ts';
 import { safeRolloutProgress } from '../../core/safe-rollout/rollout-progress.ts';
 import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
 import { safeRolloutOf } from '../../core/safe-rollout/rollout-spec.ts';
@@ -118,11 +119,14 @@ export async function syncDaemonSet(
   const stored = rolloutRecordOf(ds);
   const progress = safeRolloutProgress({ ds, views, currentHash, settings: safeRolloutOf(ds), stored, now });
   const { allowance } = progress;
+  // While a halted rollout reverts, the rolling update and the fan-out aim at the stable revision.
+  const stable = progress.revertTo && podTargetAt(ds, progress.revertTo, reads.revisions);
+  const target = stable || { ds, hash: currentHash };
   const rollout = await rollingUpdate(deps, {
-    ds,
+    ds: target.ds,
     views,
     pods: reads.pods,
-    currentHash,
+    currentHash: target.hash,
     gateKeys,
     now,
     allowance,
@@ -133,10 +137,10 @@ export async function syncDaemonSet(
   ]);
   await yieldToEventLoop();
   const fan = await fanOutPairs(deps, {
-    ds,
+    ds: target.ds,
     views,
     gateKeys,
-    currentHash,
+    currentHash: target.hash,
     now,
     cause,
     skip,

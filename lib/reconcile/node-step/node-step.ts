@@ -25,7 +25,7 @@ import { executeActions, mapConcurrent } from '../effects/action-executor.ts';
 import { emptyReport, type StepReport, sumReports } from '../effects/step-report.ts';
 import { reconcileNodeGates } from '../node-gates/gate-step.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from '../reads/pair-reader.ts';
-import { currentRevisionHashes } from '../reads/revision-hash.ts';
+import { podTargets } from '../reads/pod-target.ts';
 import { pairPodsQuery } from '../reads/selector-query.ts';
 
 /**
@@ -248,9 +248,9 @@ export async function reconcileNode(
   pairStep: PairStep,
 ): Promise<StepReport> {
   const state = (await hintedNodeState(deps, message)) ?? (await readNodeState(deps, message.node.name));
-  const managed = state.daemonSets.filter(isActionable);
-  const hashes = await currentRevisionHashes(deps, managed);
-  const pairs = await pairsOnCurrentNode(deps, message.node.name, state, managed, hashes);
+  const current = state.daemonSets.filter(isActionable);
+  const { daemonSets, hashes } = await podTargets(deps, current);
+  const pairs = await pairsOnCurrentNode(deps, message.node.name, state, daemonSets, hashes);
   // The pairs are independent (one per DaemonSet): made right concurrently, the budget pacing them.
   const reports = await mapConcurrent(pairs, (pair) => reconcileNodePair(deps, message, pair, pairStep));
   const deleting = new Set(

@@ -13,6 +13,7 @@ import type { PairMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { pairKey } from '../memory/expectations.ts';
 import type { Recent } from '../memory/object-cache.ts';
+import { podTarget } from './pod-target.ts';
 import { currentRevisionHash } from './revision-hash.ts';
 import { pairPodsQuery } from './selector-query.ts';
 
@@ -110,13 +111,14 @@ export async function readPair(
   if (read === undefined) return undefined;
   const ds = read.value;
   const nodeName = message.node.name;
-  const [{ node, confirmed }, listed, currentHash] = await Promise.all([
+  const [{ node, confirmed }, listed, current] = await Promise.all([
     readNode(deps, nodeName, freshness),
     readPairPods(deps, ds, nodeName),
     currentRevisionHash(deps, ds),
   ]);
+  const { ds: target, hash: currentHash } = await podTarget(deps, ds, current);
   return {
-    ds,
+    ds: target,
     node,
     nodeName,
     pods: listed.pods,
@@ -178,11 +180,12 @@ export async function readHintedPair(
     hints.node === null
       ? await readNode(deps, nodeName, 'fresh')
       : { node: nodeFromHint(hints.node), confirmed: false };
-  const currentHash = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
+  const current = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));
+  const { ds: target, hash: currentHash } = await podTarget(deps, ds, current);
   const listed = hints.pods.some(readsInsteadOf) ? await readPairPods(deps, ds, nodeName) : undefined;
   const pods = listed?.pods ?? hints.pods.map((pod) => podFromHint(pod, namespace, nodeName));
   const hinted = {
-    ds,
+    ds: target,
     node,
     nodeName,
     pods,
