@@ -3,6 +3,8 @@
  * hold and advance, a pause until resumed, topology domains rolled in order, and a crash-looping
  * revision halted by the health rules with the nodes it reached no more than its step allowed.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
@@ -12,8 +14,10 @@ const NAMESPACE = 'rollout';
 /** Generated nodes, all alike: the first three in zone a, the next four in zone b. */
 const NODES = Array.from({ length: 7 }, (_, i) => `node-0000${i + 1}`);
 const zoneOf = (node: string) => (NODES.indexOf(node) < 3 ? 'a' : 'b');
+const PLUGIN = fileURLToPath(new URL('../../bin/kubectl-everynode.js', import.meta.url));
 
 interface Rollout {
+  retried?: string;
   revision?: string;
   phase?: string;
   haltedAt?: string;
@@ -85,6 +89,19 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         '-p',
         JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }]),
       ]);
+
+    /** `kubectl everynode ARGS` as kubectl runs the plugin: its exit code and output. */
+    const plugin = (args: readonly string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const env = { ...process.env, KUBECONFIG: world.kubeconfigPath, HOME: world.stateDir };
+        execFile(
+          process.execPath,
+          [PLUGIN, '-n', NAMESPACE, ...args],
+          { env, timeout: 60_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
 
     beforeAll(async () => {
       world = await startPipelineWorld({ managedKind: kind, secured: true, nodes: NODES.length });
@@ -193,6 +210,26 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         'name',
       ]);
       expect(events.trim()).not.toBe('');
+      const status = await plugin(['rollout', 'status', `${resource}/sensor`, '--timeout=10s']);
+      expect(status.code).toBe(1);
+      expect(status.stderr).toMatch(/daemon set "sensor" rollout halted: .*PodNotAvailable/);
+
+      // A retry lifts the halt: the still crash-looping revision halts again, on a new halt.
+      const retried = await plugin(['rollout', 'retry', `${resource}/sensor`]);
+      expect(retried.stdout).toMatch(/sensor retried/);
+      await world.until(
+        'the retry is taken',
+        async () => (await rolloutOf('sensor')).retried === halted.haltedAt,
+        30_000,
+      );
+      // A fixed template starts a new rollout, which rolls every node.
+      await setImage('sensor', 'busybox:1.38');
+      await world.until(
+        'the fixed revision rolls out',
+        async () => (await rolloutOf('sensor')).phase === 'Complete',
+        60_000,
+      );
+      expect(await onImage('sensor', 'busybox:1.38')).toHaveLength(7);
     }, 120_000);
 
     it('halts a revision that breaks its nodes, and puts every node back on the good one', async () => {
@@ -237,5 +274,31 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       ]);
       expect(reverted.trim()).not.toBe('');
     }, 120_000);
+
+    it('reports invalid steps and health with a condition and a Warning, touching no pod', async () => {
+      // Values the CRD's schema lets through (it refuses an unknown onFailure itself).
+      const settings = { steps: [{ nodes: 0 }], health: { maxFailedNodes: '150%' } };
+      await world.kubectl(['apply', '-f', '-'], JSON.stringify(daemonSet('typo', 'busybox:1.36', settings)));
+      await world.until('the DaemonSet is reported invalid', async () =>
+        ((await get('typo')).status?.conditions ?? []).some(
+          (c) => c.type === 'ReplicaFailure' && c.status === 'True',
+        ),
+      );
+      const condition = (await get('typo')).status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+      expect(condition).toMatchObject({ reason: 'InvalidSpec' });
+      expect((condition as { message?: string }).message).toMatch(/steps\]?\[0\]\.nodes.*maxFailedNodes/s);
+      const events = await world.kubectl([
+        'get',
+        'events',
+        '-n',
+        NAMESPACE,
+        '--field-selector',
+        'reason=InvalidSpec',
+        '-o',
+        'json',
+      ]);
+      expect(events).toMatch(/Warning/);
+      expect(await pods('typo')).toEqual([]);
+    }, 60_000);
   },
 );

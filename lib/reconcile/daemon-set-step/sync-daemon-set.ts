@@ -151,7 +151,7 @@ export async function syncDaemonSet(
   const rechecks = await sendGateRechecks(deps, ds, views, cause, now);
   await yieldToEventLoop();
   const status = statusOf(ds, views, revision, now, progress.record);
-  recordRolloutEvents(deps, ds, progress.record, progress.events);
+  const rolloutEvents = recordRolloutEvents(deps, ds, progress.record, progress.events);
   const statusWrites =
     (await writeDaemonSetStatus(deps, ds, statusForKind(deps, status))) +
     (await writeRolloutAnnotation(deps, ds, progress.record));
@@ -164,7 +164,7 @@ export async function syncDaemonSet(
     [blocked.size > 0 ? BURST_CONTINUATION_SECONDS : undefined, 'orphans changed while being adopted'],
   ]);
   return {
-    report: sumReports(revision.report, rollout.executed.report, {
+    report: sumReports(revision.report, rollout.executed.report, rolloutEvents, {
       ...emptyReport(),
       fannedOut: fan.sent + rechecks,
       statusWrites,

@@ -8,14 +8,15 @@
  */
 import type { V1DaemonSetStatus } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import type { RolloutEvent } from '../../core/safe-rollout/rollout-progress.ts';
 import {
   ROLLOUT_STATUS_ANNOTATION,
   type RolloutRecord,
   rolloutRecordOf,
 } from '../../core/safe-rollout/rollout-record.ts';
+import type { RolloutEvent } from '../../core/safe-rollout/rollout-types.ts';
 import { NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { emptyReport, type ReportKey, type StepReport } from '../effects/step-report.ts';
 
 /** `status` as the API server keeps it for the managed kind: apps/v1 has no `rollout`. */
 export function statusForKind(deps: ReconcileDeps, status: Readonly<V1DaemonSetStatus>): V1DaemonSetStatus {
@@ -52,19 +53,32 @@ export async function writeRolloutAnnotation(
   }
 }
 
+/** The report key counting each rollout event. */
+const EVENT_COUNTS: Readonly<Record<RolloutEvent['reason'], ReportKey>> = {
+  RolloutStepComplete: 'rolloutSteps',
+  RolloutDomainComplete: 'rolloutDomains',
+  RolloutHalted: 'rolloutHalts',
+  RolloutReverted: 'rolloutReverts',
+  RolloutRetried: 'rolloutRetries',
+};
+
 /**
  * Records the events of the step's decision, when its record is news: a repeated step, or a replay
- * of one already stored, finds its record stored and records nothing again.
+ * of one already stored, finds its record stored and records nothing again. Resolves to their
+ * counts, which become metrics.
  */
 export function recordRolloutEvents(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   record: RolloutRecord | undefined,
   events: readonly RolloutEvent[],
-): void {
-  if (same(rolloutRecordOf(ds), record)) return;
+): StepReport {
+  const report = emptyReport();
+  if (same(rolloutRecordOf(ds), record)) return report;
   for (const event of events) {
     if (event.type === 'Warning') deps.memory.events.warning(ds, event.reason, event.message);
     else deps.memory.events.normal(ds, event.reason, event.message);
+    report[EVENT_COUNTS[event.reason]]++;
   }
+  return report;
 }

@@ -36,6 +36,12 @@ export const reportKeys = [
   'gatesRestored',
   /** Nodes found gated past a gating DaemonSet's timeoutSeconds (once per node, key and gating episode). */
   'gateTimeouts',
+  /** Safe rollouts: steps completed, domains completed, halts, reverts completed, retries taken. */
+  'rolloutSteps',
+  'rolloutDomains',
+  'rolloutHalts',
+  'rolloutReverts',
+  'rolloutRetries',
 ] as const;
 
 /** One of the counted things. */

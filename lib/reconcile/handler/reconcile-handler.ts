@@ -55,6 +55,11 @@ const reportMetrics: Partial<Record<ReportKey, string>> = {
   gatesLifted: 'NodeReadinessGatesLifted',
   gatesRestored: 'NodeReadinessGatesRestored',
   gateTimeouts: 'NodeReadinessGateTimeouts',
+  rolloutSteps: 'RolloutStepsComplete',
+  rolloutDomains: 'RolloutDomainsComplete',
+  rolloutHalts: 'RolloutHalts',
+  rolloutReverts: 'RolloutReverts',
+  rolloutRetries: 'RolloutRetries',
 };
 
 function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {

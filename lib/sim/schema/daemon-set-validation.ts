@@ -3,7 +3,8 @@
  * violations worded as apimachinery field errors so 422 answers read like the real server's. The
  * everynode.dev/v1 CRD keeps the pod template loosely (x-kubernetes-preserve-unknown-fields), so
  * the template rules a real server only checks on core types (tolerations, volumes, annotations)
- * are not enforced on it: everynode reports them as an invalid spec instead.
+ * are not enforced on it, nor the safe-rollout settings beyond their schema: everynode reports them
+ * as an invalid spec instead.
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { type FieldViolation, validateDaemonSet } from '../../core/validation.ts';
@@ -11,11 +12,17 @@ import type { FieldError } from './api-error.ts';
 import type { ResourceKey } from './resources.ts';
 import type { KubeObject } from './store-types.ts';
 
-/** Template fields the everynode.dev/v1 CRD's schema leaves unchecked. */
+/**
+ * Fields the everynode.dev/v1 CRD's schema leaves unchecked: template rules of core types, and the
+ * safe-rollout settings its schema types only loosely (int-or-string, a plain string key).
+ */
 const LOOSE_IN_CRD = [
   'spec.template.spec.tolerations',
   'spec.template.spec.volumes',
   'spec.template.metadata.annotations',
+  'spec.updateStrategy.rollingUpdate.steps',
+  'spec.updateStrategy.rollingUpdate.topologyKey',
+  'spec.updateStrategy.rollingUpdate.health.maxFailedNodes',
 ];
 
 /** Whether `field` is `prefix` or inside it. */
