@@ -97,10 +97,11 @@ export const watchEventDetailSchema = z.object({
    */
   rolloutSlot: z.boolean().optional(),
   /**
-   * Pods: this event left every pod of the pod's DaemonSet ready while the DaemonSet's status still
-   * counts some not ready, so the router also sends the DaemonSet's `daemonset` step at once: the
-   * status says the rollout is done without waiting out the status window (docs/design.md, 12. The
-   * status-refresh window). Absent (older relays, other senders) means false.
+   * Pods: this event must reach the pod's DaemonSet step at once, so the router also sends its
+   * `daemonset` step without waiting out the status window: it left every pod of the DaemonSet ready
+   * while the DaemonSet's status still counts some not ready (docs/design.md, 12. The status-refresh
+   * window), or it may break a safe rollout's health rule (30. Rollouts that stop themselves).
+   * Absent (older relays, other senders) means false.
    */
   settles: z.boolean().optional(),
   /**

@@ -18,6 +18,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
+import { restartsOf } from '../../core/safe-rollout/rollout-health.ts';
 import type { TriggeringResource, WatchedObjects } from '../../kube/kube-port.ts';
 
 /** An object reduced to its decision-relevant facets, by facet name. */
@@ -48,6 +49,8 @@ function podFacets(pod: Readonly<V1Pod>, shared: (value: string) => string): Fac
   return {
     phase: shared(pod.status?.phase ?? ''),
     ready: String(isPodReady(pod)),
+    // A restart: what a safe rollout's health rule counts (filters/health-signals.ts).
+    restarts: shared(String(restartsOf(pod))),
     node: shared(pod.spec?.nodeName ?? ''),
     deleting: String(pod.metadata?.deletionTimestamp !== undefined),
     controller: shared(controllerOf(pod)?.uid ?? ''),

@@ -21,7 +21,7 @@ import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from '../cluster-view/facet-cache.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { changesNodeGate, gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
-import { settlesDaemonSet } from '../filters/rollout-completion.ts';
+import { reachesStepAtOnce } from '../filters/rollout-completion.ts';
 import { freesRolloutSlot } from '../filters/rollout-slots.ts';
 import type { StatusCoalescer } from '../filters/status-coalescer.ts';
 import type { RelayPublisher } from '../output/publisher.ts';
@@ -207,7 +207,7 @@ function handle<R extends WatchedResource>(
     verdict.forward &&
     pod !== undefined &&
     !rolloutSlot &&
-    settlesDaemonSet(options.context, objectEvent.type, verdict.changes, pod);
+    reachesStepAtOnce(options.context, objectEvent.type, verdict.changes, pod);
   // A gating, slot-freeing or settling change still takes its window (the router makes the same
   // status refresh of it), but is never dropped: its node's gate decision, or its DaemonSet's next
   // rollout step or finished status, must not wait for the window (filters/gate-changes.ts,

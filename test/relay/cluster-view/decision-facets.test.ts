@@ -79,9 +79,9 @@ const podCases: ChangeCase<V1Pod>[] = [
     expected: [],
   },
   {
-    name: 'a container restart count is a no-op',
+    name: 'a container restart is a change: a safe rollout\'s health rule counts restarts',
     change: (p) => Object.assign(p.status ?? {}, { containerStatuses: [{ name: 'main', restartCount: 3 }] }),
-    expected: [],
+    expected: ['restarts'],
   },
   {
     name: 'phase Pending → Failed is terminal',
