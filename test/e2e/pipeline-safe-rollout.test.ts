@@ -143,14 +143,13 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       const { revision, step } = await rolloutOf('agent');
       expect(step).toBe(1);
 
-      await world.kubectl([
-        'annotate',
-        resource,
-        'agent',
-        '-n',
-        NAMESPACE,
-        `everynode.dev/rollout-resume=${revision}/1`,
-      ]);
+      const status = await plugin(['rollout', 'status', `${resource}/agent`, '--timeout=1s']);
+      expect(status.stdout).toMatch(/step 2 of 4 \(pause until resumed\), zone a/);
+      const resumed = await plugin(['rollout', 'resume', `${resource}/agent`]);
+      expect(resumed.stdout).toMatch(/agent resumed/);
+      expect((await get('agent')).metadata.annotations?.['everynode.dev/rollout-resume']).toBe(
+        `${revision}/1`,
+      );
       await world.until(
         'the rollout is complete',
         async () => (await rolloutOf('agent')).phase === 'Complete',
