@@ -20,6 +20,11 @@ import {
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   NODE_READINESS_TIMEOUT_ANNOTATION,
 } from '../node-gates/gate-declaration.ts';
+import {
+  ROLLOUT_HEALTH_ANNOTATION,
+  ROLLOUT_STEPS_ANNOTATION,
+  ROLLOUT_TOPOLOGY_KEY_ANNOTATION,
+} from '../safe-rollout/rollout-spec.ts';
 import type { DaemonSetKind } from './migration-record.ts';
 
 /** On a migrated DaemonSet: the kind and uid of the one it replaced, as JSON. */
@@ -41,6 +46,9 @@ const FIELD_ANNOTATIONS: readonly { readonly path: readonly string[]; readonly a
   { path: ['nodeReadiness', 'taintKey'], annotation: NODE_READINESS_TAINT_KEY_ANNOTATION },
   { path: ['nodeReadiness', 'timeoutSeconds'], annotation: NODE_READINESS_TIMEOUT_ANNOTATION },
   { path: ['nodeReadiness', 'dryRun'], annotation: NODE_READINESS_DRY_RUN_ANNOTATION },
+  { path: ['updateStrategy', 'rollingUpdate', 'steps'], annotation: ROLLOUT_STEPS_ANNOTATION },
+  { path: ['updateStrategy', 'rollingUpdate', 'topologyKey'], annotation: ROLLOUT_TOPOLOGY_KEY_ANNOTATION },
+  { path: ['updateStrategy', 'rollingUpdate', 'health'], annotation: ROLLOUT_HEALTH_ANNOTATION },
 ];
 
 /** The spec fields only everynode.dev/v1 has, removed once their values are carried over. */

@@ -67,6 +67,7 @@ describe('targetManifest', () => {
             partition: 2,
             paused: true,
             selector: { matchLabels: { z: 'a' } },
+            steps: [{ nodes: 1 }, { pause: {} }],
           },
         },
         progressDeadlineSeconds: 600,
@@ -84,9 +85,10 @@ describe('targetManifest', () => {
       'everynode.dev/rollout-selector': '{"matchLabels":{"z":"a"}}',
       'everynode.dev/progress-deadline-seconds': '600',
       'everynode.dev/node-readiness': 'Continuous',
+      'everynode.dev/rollout-steps': '[{"nodes":1},{"pause":{}}]',
       [MIGRATED_FROM_ANNOTATION]: '{"apiVersion":"everynode.dev/v1","uid":"u2"}',
     });
-    expect(changes).toHaveLength(5);
+    expect(changes).toHaveLength(6);
     expect(source.spec.progressDeadlineSeconds).toBe(600);
   });
 
