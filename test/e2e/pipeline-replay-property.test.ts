@@ -6,9 +6,8 @@
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayJournal } from '../../lib/local/local-pipeline-replay.ts';
-import { readJournal } from '../../lib/queue/journal.ts';
 import { aDaemonSet, aNode, creatableDaemonSet } from '../support/builders.ts';
+import { journalTimes, pipelineIdle, replayWindow } from '../support/journal-replays.ts';
 import { type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 /** `all` runs on every node, `ssd` on the nodes labelled disk=ssd; their pods stop at once. */
@@ -56,24 +55,10 @@ function converged(world: PipelineWorld): boolean {
   });
 }
 
-/**
- * Resolves once nothing is queued or in flight on the work and ingress queues — and, with `delayed`,
- * once the delayed status refreshes and requeues have run too — three looks in a row.
- */
-async function idle(world: PipelineWorld, delayed = false): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (let looks = 0; looks < 3; ) {
-    if (Date.now() > deadline) throw new Error('the pipeline is not idle after 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    const d = await world.pipeline.queueDepths();
-    looks = d.ingress + d.work + (delayed ? d.ingressDelayed : 0) === 0 ? looks + 1 : 0;
-  }
-}
-
 /** Resolves once the cluster converged (statuses included) and the pipeline is idle. */
 async function settle(world: PipelineWorld): Promise<void> {
   await world.until('the cluster converged', () => converged(world), 30_000);
-  await idle(world);
+  await pipelineIdle(world);
 }
 
 /** True when `node` runs a live pod of the DaemonSet `owner`. */
@@ -96,16 +81,6 @@ async function changeAndBack(world: PipelineWorld, change: ChangeBack, node: str
     world.sim.nodes.label(node, { disk: ssd ? 'ssd' : null });
   }
   await settle(world);
-}
-
-/** The distinct times of the journal's entries, in order. */
-async function journalTimes(world: PipelineWorld): Promise<number[]> {
-  const times: number[] = [];
-  for await (const entry of readJournal(world.pipeline.journalPath)) {
-    const at = Date.parse(entry.time);
-    if (times.at(-1) !== at) times.push(at);
-  }
-  return times;
 }
 
 /**
@@ -143,7 +118,7 @@ describe('replaying the journal into a converged cluster', () => {
     await changeAndBack(world, 'label', 'n1');
     await changeAndBack(world, 'label', 'n2');
     await changeAndBack(world, 'taint', 'n2');
-    await idle(world, true);
+    await pipelineIdle(world, true);
   }, 60_000);
   afterAll(async () => world?.stop());
 
@@ -153,30 +128,14 @@ describe('replaying the journal into a converged cluster', () => {
     const journal = await journalTimes(world);
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ from, length, times, overlap }) => {
-        const start = from % journal.length;
-        const end = Math.min(journal.length, start + 1 + (length % journal.length));
-        const window = {
-          since: new Date(journal[start] as number),
-          ...(end < journal.length ? { until: new Date(journal[end] as number) } : {}),
-        };
-        for (let i = 0; i < times; i++) {
-          const result = await replayJournal({
-            journalPath: world.pipeline.journalPath,
-            window,
-            replayName: `property-${++replays}`,
-            deliver: (envelopes) => world.pipeline.bus.deliver(envelopes),
-          });
-          expect(result.replayed).toBeGreaterThan(0);
-          if (!overlap) await idle(world);
-        }
-        await idle(world);
+        await replayWindow(world, journal, { from, length, times, overlap }, () => `property-${++replays}`);
         expect(writes(world)).toBe(baseline);
         expect(podUids(world)).toEqual(pods);
       }),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 15), endOnFailure: true },
     );
     // The status refreshes the replayed pod events scheduled run last: they write nothing either.
-    await idle(world, true);
+    await pipelineIdle(world, true);
     expect(writes(world)).toBe(baseline);
     expect(podUids(world)).toEqual(pods);
   }, 60_000);

@@ -19,8 +19,10 @@ interface SurgeTally {
   numSurge: number;
   numAvailable: number;
   oldOnly: number;
-  /** Old pods to delete at once: their new pod is available, or they are unavailable where the pod should not run. */
+  /** Old pods to delete at once: their new pod is available. */
   oldPodsToDelete: [NodeView, V1Pod][];
+  /** Unavailable old pods where the pod should not run: deleted at once, within a safe rollout's allowance. */
+  unavailableShouldNotRun: [NodeView, V1Pod][];
   /** Available old pods on nodes that should no longer run the pod. */
   shouldNotRunPodsToDelete: [NodeView, V1Pod][];
   /** Nodes whose old pod is unavailable: a new pod may start at once. */
@@ -36,11 +38,20 @@ interface SurgeTally {
  */
 export function planSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
   const tally = tallySurge(ctx);
-  const deletes = [...tally.oldPodsToDelete];
+  // Deleting an old pod where the pod should not run (a node turned NotReady, say) moves the node
+  // to the revision once it can take a pod again: a safe rollout's allowance bounds it like any
+  // move, and the moves of one step share it (`spend`).
+  let left = ctx.allowance?.maxNewNodes ?? Number.POSITIVE_INFINITY;
+  const spend = <T extends readonly [NodeView, ...unknown[]]>(chosen: readonly T[]): T[] => {
+    const taken = withinAllowance(ctx, chosen).slice(0, left);
+    left -= taken.length;
+    return taken;
+  };
+  const deletes = [...tally.oldPodsToDelete, ...spend(tally.unavailableShouldNotRun)];
   // With maxSurge the owner expects full availability: a pod on a node that should no longer run
   // it goes only once enough pods elsewhere are available (upstream "deletablePodsNumber").
   const deletable = Math.max(0, tally.numAvailable - ctx.desiredNumberScheduled);
-  deletes.push(...tally.shouldNotRunPodsToDelete.slice(0, deletable));
+  deletes.push(...spend(tally.shouldNotRunPodsToDelete.slice(0, deletable)));
   const remainingSurge = Math.max(0, ctx.budget.maxSurge - tally.numSurge);
   const single = (views: readonly NodeView[]) =>
     withinAllowance(
@@ -51,7 +62,9 @@ export function planSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
   const candidates = single(tally.candidateNewNodes).map(([view]) => view);
   let creates = [...allowed, ...candidates.slice(0, remainingSurge)];
   if (ctx.extensions.strict) creates = creates.slice(0, remainingSurge);
-  creates = single(creates.slice(0, partitionAllowance(ctx, tally.oldOnly))).map(([view]) => view);
+  creates = spend(
+    creates.slice(0, partitionAllowance(ctx, tally.oldOnly)).map((view) => [view] as const),
+  ).map(([view]) => view);
   return [
     ...deletes.map(([view, pod]) =>
       deletePodAction(
@@ -80,6 +93,7 @@ function tallySurge(ctx: Readonly<RolloutContext>): SurgeTally {
     numAvailable: 0,
     oldOnly: 0,
     oldPodsToDelete: [],
+    unavailableShouldNotRun: [],
     shouldNotRunPodsToDelete: [],
     allowedNewNodes: [],
     candidateNewNodes: [],
@@ -107,7 +121,7 @@ function tallyOldOnly(ctx: Readonly<RolloutContext>, view: NodeView, oldPod: V1P
   if (!inScope(ctx, view)) return;
   if (!available(ctx, oldPod)) {
     if (view.shouldRun) tally.allowedNewNodes.push(view);
-    else tally.oldPodsToDelete.push([view, oldPod]);
+    else tally.unavailableShouldNotRun.push([view, oldPod]);
   } else if (view.shouldRun) {
     tally.candidateNewNodes.push(view);
   } else {

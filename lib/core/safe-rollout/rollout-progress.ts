@@ -52,7 +52,8 @@ function startingRecord(
   const { stored, currentHash, ds } = input;
   if (stored?.revision !== currentHash) return {};
   const retry = requestFor(ds, ROLLOUT_RETRY_ANNOTATION, currentHash);
-  if (stored.haltedAt === undefined || retry !== stored.haltedAt) return stored;
+  // A retry names the halt it lifts; one already taken never lifts a later halt of the same second.
+  if (stored.haltedAt === undefined || retry !== stored.haltedAt || stored.retried === retry) return stored;
   events.push({
     type: 'Normal',
     reason: 'RolloutRetried',
