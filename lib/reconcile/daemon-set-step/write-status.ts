@@ -5,6 +5,7 @@
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { statusChanged } from '../../core/daemon-set-status.ts';
+import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { REFUSED_CONDITION, refusedRevision } from '../effects/template-refusal.ts';
@@ -112,7 +113,7 @@ async function writeOrConflict(
     const meta = ds.metadata ?? {};
     const fresh = await deps.ports.kube.getDaemonSet(meta.namespace ?? 'default', meta.name ?? '');
     if (fresh === undefined || fresh.metadata?.uid !== meta.uid) return 0;
-    const kept = keepingRefusal(ds, fresh, status);
+    const kept = keepingHalt(fresh, keepingRefusal(ds, fresh, status));
     if (!needsStatusWrite(fresh, kept)) return 0;
     deps.memory.objects.putDaemonSet(
       await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...kept } }),
@@ -137,4 +138,20 @@ function keepingRefusal(
   if (written === undefined || written === refusedRevision(ds) || refusal === undefined) return status;
   if (status.conditions?.some((c) => c.type === REFUSED_CONDITION)) return status;
   return { ...status, conditions: [...(status.conditions ?? []), refusal] };
+}
+
+/**
+ * `status` with the halted rollout record `fresh` carries, when `status` (counted from an older read)
+ * holds a record of the same revision that is neither halted nor lifted by a retry of that halt: a
+ * step that read the DaemonSet before another step halted its rollout must not lift the halt by
+ * writing over it (docs/design.md, 30).
+ */
+function keepingHalt(fresh: Readonly<DaemonSet>, status: Readonly<V1DaemonSetStatus>): V1DaemonSetStatus {
+  const stored = rolloutRecordOf(fresh);
+  const next = (status as { rollout?: RolloutRecord }).rollout;
+  if (stored?.haltedAt === undefined || next === undefined || next.revision !== stored.revision)
+    return status;
+  // A halted record, or one a retry of this very halt lifted, goes as counted.
+  if (next.haltedAt !== undefined || next.retried === stored.haltedAt) return status;
+  return { ...status, rollout: stored } as V1DaemonSetStatus;
 }

@@ -96,3 +96,33 @@ describe('writeDaemonSetStatus against the API server', () => {
     expect(storedDaemonSet(harness, 'default', 'moved')?.status?.numberReady).toBe(2);
   });
 });
+
+describe('writeDaemonSetStatus of an everynode.dev/v1 DaemonSet', () => {
+  let eds: Harness;
+  beforeAll(async () => {
+    eds = await startReconcileHarness({ pollWork: false, managedKind: 'everynode.dev/v1' });
+  });
+  afterAll(async () => eds?.stop());
+
+  it('keeps a halted rollout halted when a step read before the halt writes after it', async () => {
+    const ds = createDaemonSet(eds, aDaemonSet('halted')) as DaemonSet;
+    const running = { revision: 'r2', phase: 'Progressing', updatedNodes: 1 };
+    const halted = {
+      ...running,
+      phase: 'Halted',
+      haltedAt: '2026-12-01T21:25:20Z',
+      haltReason: 'TooManyFailedNodes',
+    };
+    expect(
+      await writeDaemonSetStatus(eds.deps, ds, { ...counts, rollout: halted } as V1DaemonSetStatus),
+    ).toBe(1);
+    const stale = { ...ds, metadata: { ...ds.metadata, resourceVersion: '1' } };
+    await writeDaemonSetStatus(eds.deps, stale, {
+      ...counts,
+      numberReady: 1,
+      rollout: running,
+    } as V1DaemonSetStatus);
+    const stored = storedDaemonSet(eds, 'default', 'halted')?.status as { rollout?: { phase?: string } };
+    expect(stored.rollout?.phase).toBe('Halted');
+  });
+});
