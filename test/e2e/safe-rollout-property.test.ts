@@ -10,7 +10,7 @@ import type { CoreV1Event, V1DaemonSet } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aDaemonSet, aNode, creatableDaemonSet } from '../support/builders.ts';
-import { journalTimes, pipelineIdle, replayWindow } from '../support/journal-replays.ts';
+import { journalTimes, replayWindow } from '../support/journal-replays.ts';
 import { type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const NAME = 'sensor';

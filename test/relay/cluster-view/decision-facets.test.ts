@@ -79,7 +79,7 @@ const podCases: ChangeCase<V1Pod>[] = [
     expected: [],
   },
   {
-    name: 'a container restart is a change: a safe rollout\'s health rule counts restarts',
+    name: "a container restart is a change: a safe rollout's health rule counts restarts",
     change: (p) => Object.assign(p.status ?? {}, { containerStatuses: [{ name: 'main', restartCount: 3 }] }),
     expected: ['restarts'],
   },
