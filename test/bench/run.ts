@@ -22,6 +22,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'relay-chain': './relay-chain.ts',
   'node-ready': './node-ready.ts',
   'api-outage': './api-outage.ts',
+  'bad-rollout': './bad-rollout.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);
