@@ -249,7 +249,8 @@ describe('SQS event source mappings', () => {
       .flatMap((i) => i.event.Records)
       .filter((r) => r.body.includes('"ok"'))
       .map((r) => r.attributes.ApproximateReceiveCount);
-    expect(counts).toEqual(['1', '2']);
+    // Received twice; the invocations are recorded as they end, which a loaded machine reorders.
+    expect([...counts].sort()).toEqual(['1', '2']);
   });
 
   it('without ReportBatchItemFailures deletes the whole batch whatever the function answers', async () => {
