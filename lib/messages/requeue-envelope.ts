@@ -60,6 +60,28 @@ export function daemonSetRequeueSlot(
 }
 
 /**
+ * The window, in seconds, of a safe rollout's timed steps (a health deadline passing, a health
+ * window closing, a timed pause ending: docs/design.md, 30): short, since a halt decided a status
+ * window late lets the rolling update go on meanwhile, and one id per window, since the pods of a
+ * step reach their deadlines together.
+ */
+export const ROLLOUT_TIMER_WINDOW_SECONDS = 0.25;
+
+/**
+ * When a DaemonSet step whose safe rollout asked to look again `afterSeconds` from `now` runs, and
+ * its FIFO de-duplication id `rollout:<uid>:<window>`: at the end of the
+ * {@link ROLLOUT_TIMER_WINDOW_SECONDS} window holding the wanted time.
+ */
+export function rolloutTimerSlot(
+  uid: string,
+  afterSeconds: number,
+  now: Date,
+): { afterSeconds: number; deduplicationId: string } {
+  const wanted = now.getTime() + Math.max(0, afterSeconds) * 1000;
+  return requeueSlot('rollout', uid, wanted, ROLLOUT_TIMER_WINDOW_SECONDS, now);
+}
+
+/**
  * The window, in seconds, within which a DaemonSet step planned on a kept node LIST is followed by
  * one that lists every node again (docs/design.md, 15. The DaemonSet step: "A node LIST is reused
  * while no node changed"): the longest a quiet DaemonSet's status can stay counted from an old LIST.

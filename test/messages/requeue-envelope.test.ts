@@ -8,6 +8,7 @@ import {
   NODE_RECOUNT_WINDOW_SECONDS,
   nodeRecountSlot,
   parseRequeueEnvelope,
+  rolloutTimerSlot,
   withRequeueCause,
 } from '../../lib/messages/requeue-envelope.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
@@ -30,6 +31,18 @@ describe('requeue envelopes', () => {
       afterSeconds: 3.5,
       deduplicationId: `status:u1:${window + 1}`,
     });
+  });
+
+  it("puts a safe rollout's timer at the end of its own 250 ms window, not the status window", () => {
+    const { window, endsAt } = daemonSetWindow('u1', 10_000, 250);
+    const now = new Date(endsAt - 5100);
+    // Wanted 5 s from now: 100 ms before that window's end.
+    expect(rolloutTimerSlot('u1', 5, now)).toEqual({
+      afterSeconds: 5.1,
+      deduplicationId: `rollout:u1:${window}`,
+    });
+    expect(rolloutTimerSlot('u1', 5.05, now).deduplicationId).toBe(`rollout:u1:${window}`);
+    expect(rolloutTimerSlot('u1', 5.2, now).deduplicationId).toBe(`rollout:u1:${window + 1}`);
   });
 
   it("puts a node recount at the end of its DaemonSet's own recount window, one id per window", () => {

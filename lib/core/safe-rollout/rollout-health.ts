@@ -79,6 +79,14 @@ export function nodeFailure(
   return undefined;
 }
 
+/**
+ * Seconds from `now` until `dueMs`, to the millisecond (at least one): a deadline rounded up to
+ * whole seconds would decide up to a second late.
+ */
+export function secondsUntil(dueMs: number, now: Date): number {
+  return Math.max(1, Math.ceil(dueMs - now.getTime())) / 1000;
+}
+
 /** The failed nodes tolerated: maxFailedNodes, a percent of the nodes updated so far rounded down. */
 export function failuresTolerated(health: Readonly<RolloutHealth>, updatedNodes: number): number {
   return Math.max(0, scaledValue(health.maxFailedNodes, updatedNodes, false) ?? 0);
@@ -100,7 +108,7 @@ export function secondsUntilHealthDeadline(
     if (node.available || node.newPod === undefined || failed.has(node.view.name)) continue;
     const created = timestampMillis(node.newPod.metadata?.creationTimestamp);
     if (created === undefined) continue;
-    const due = Math.max(1, Math.ceil((created + health.podReadySeconds * 1000 - now.getTime()) / 1000));
+    const due = secondsUntil(created + health.podReadySeconds * 1000, now);
     if (earliest === undefined || due < earliest) earliest = due;
   }
   return earliest;
@@ -128,5 +136,5 @@ export function secondsUntilWindowsClose(
       latest = Math.max(latest, started + health.nodeReadySeconds * 1000);
   }
   const remaining = latest - now.getTime();
-  return remaining > 0 ? Math.ceil(remaining / 1000) : undefined;
+  return remaining > 0 ? secondsUntil(latest, now) : undefined;
 }

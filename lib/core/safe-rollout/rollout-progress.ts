@@ -11,6 +11,7 @@ import { revertOutcome } from './revert-progress.ts';
 import {
   failuresTolerated,
   nodeFailure,
+  secondsUntil,
   secondsUntilHealthDeadline,
   secondsUntilWindowsClose,
 } from './rollout-health.ts';
@@ -98,19 +99,30 @@ interface StepOutcome {
   requeueAfterSeconds?: number;
 }
 
-/** Moves through the steps that are complete, and says what the one that holds allows. */
+/**
+ * Moves through the steps that are complete, and says what the one that holds allows. A nodes step
+ * is complete once that many nodes run an available pod of the revision or are failed nodes the
+ * health rules tolerate (a tolerated failure must not hold the rollout for ever), and, with health
+ * rules, once every health window of its pods closed: a canary that breaks its node seconds after
+ * it became ready halts the rollout before the next step touches a node.
+ */
 function advanceSteps(
   input: Readonly<RolloutProgressInput>,
   nodes: readonly RolloutNode[],
   start: Partial<RolloutRecord>,
+  failed: ReadonlySet<string>,
   events: RolloutEvent[],
 ): StepOutcome {
   const steps = input.settings.steps ?? [];
-  const { now, ds, currentHash } = input;
+  const { now, ds, currentHash, settings } = input;
   let step = start.step ?? 0;
   let startedAt = start.stepStartedAt ?? rfc3339(now);
   const available = nodes.filter((n) => n.available).length;
+  // The nodes that count towards a step, and whose health windows it waits for.
+  const counted = nodes.filter((n) => n.available || failed.has(n.view.name));
+  const done = counted.length;
   const updated = nodes.filter((n) => n.updated).length;
+  const windows = settings.health && secondsUntilWindowsClose(counted, settings.health, now);
   const next = (message: string) => {
     events.push({ type: 'Normal', reason: 'RolloutStepComplete', message });
     step++;
@@ -121,9 +133,11 @@ function advanceSteps(
     if (current === undefined) break;
     if ('nodes' in current) {
       const target = Math.min(nodes.length, scaledValue(current.nodes, nodes.length, true) ?? nodes.length);
-      if (available < target) return { step, stepStartedAt: startedAt, cap: target, paused: false };
+      if (done < target) return { step, stepStartedAt: startedAt, cap: target, paused: false };
+      if (windows !== undefined)
+        return { step, stepStartedAt: startedAt, cap: target, paused: false, requeueAfterSeconds: windows };
       next(
-        `Step ${step + 1} of ${steps.length} complete: ${available} of ${nodes.length} nodes run an available pod of revision ${currentHash}`,
+        `Step ${step + 1} of ${steps.length} complete: ${available} of ${nodes.length} nodes run an available pod of revision ${currentHash}${done > available ? `, ${done - available} failed nodes tolerated` : ''}`,
       );
       continue;
     }
@@ -135,7 +149,7 @@ function advanceSteps(
       next(`Step ${step + 1} of ${steps.length} complete: ${resumed ? 'resumed' : `paused ${seconds}s`}`);
       continue;
     }
-    const wait = endsAt === undefined ? undefined : Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
+    const wait = endsAt === undefined ? undefined : secondsUntil(endsAt, now);
     return {
       step,
       stepStartedAt: startedAt,
@@ -202,7 +216,7 @@ export function safeRolloutProgress(input: Readonly<RolloutProgressInput>): Roll
         cap: updated,
         paused: false,
       }
-    : advanceSteps(input, nodes, start, events);
+    : advanceSteps(input, nodes, start, failedNames, events);
   const domain = settings.topologyKey === undefined ? undefined : currentDomain(nodes, failedNames);
   if (
     !halt &&

@@ -10,7 +10,12 @@ import { isEmptyLabelSelector } from '../../core/label-selector.ts';
 import { validateDaemonSet } from '../../core/validation.ts';
 import type { ListResult } from '../../kube/kube-port.ts';
 import { isAtLeast } from '../../kube/resource-version.ts';
-import { daemonSetRequeueSlot, nodeRecountSlot, withRequeueCause } from '../../messages/requeue-envelope.ts';
+import {
+  daemonSetRequeueSlot,
+  nodeRecountSlot,
+  rolloutTimerSlot,
+  withRequeueCause,
+} from '../../messages/requeue-envelope.ts';
 import type { DaemonSetMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { claimPods } from '../effects/claim-pods.ts';
@@ -30,6 +35,13 @@ export const NODE_LIST_REUSE_MS = 120_000;
 
 /** The requeue reason of the step that counts again from a fresh node LIST after one planned on a kept LIST. */
 export const RECOUNT_REASON = 'recount from a fresh node LIST';
+
+/**
+ * The requeue reason of the step a safe rollout's timer brings (a health deadline, a health window
+ * closing, a timed pause ending). It lists every node again: a node that turned NotReady within its
+ * window must not be missed by a kept LIST.
+ */
+export const ROLLOUT_TIMER_REASON = 'safe rollout waits for a pause or a health deadline';
 
 /** Upstream's SelectingAll event message. */
 export const SELECTING_ALL_MESSAGE =
@@ -211,6 +223,17 @@ export async function reconcileDaemonSet(
     const now = deps.clock();
     const again = withRequeueCause(named, sync.requeueReason, now);
     const slot = daemonSetRequeueSlot(uid, sync.requeueAfterSeconds, now);
+    await deps.ports.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
+    reports.push({ ...emptyReport(), requeues: 1 });
+  }
+  if (sync.rolloutTimerSeconds !== undefined) {
+    const now = deps.clock();
+    const {
+      nodesVersion: _n,
+      podsVersion: _p,
+      ...again
+    } = withRequeueCause(named, ROLLOUT_TIMER_REASON, now) as DaemonSetMessage;
+    const slot = rolloutTimerSlot(uid, sync.rolloutTimerSeconds, now);
     await deps.ports.requeue.requeue(again, slot.afterSeconds, slot.deduplicationId);
     reports.push({ ...emptyReport(), requeues: 1 });
   }

@@ -21,8 +21,8 @@ import { knownGateKeys } from '../reads/known-gate-keys.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
 import { rollingUpdate } from './rolling-update.ts';
 import { type RevisionResult, syncRevisionHistory } from './sync-revision-history.ts';
-import { recordRolloutEvents, statusForKind, writeRolloutAnnotation } from './write-rollout-record.ts';
-import { INVALID_SPEC_CONDITION, writeDaemonSetStatus } from './write-status.ts';
+import { recordRolloutEvents, writeStatusAndRecord } from './write-rollout-record.ts';
+import { INVALID_SPEC_CONDITION } from './write-status.ts';
 import { yieldToEventLoop } from './yield-to-event-loop.ts';
 
 /** What the step reads besides the DaemonSet. */
@@ -46,6 +46,8 @@ export interface SyncResult {
   readonly report: StepReport;
   readonly requeueAfterSeconds?: number;
   readonly requeueReason: string;
+  /** When the safe rollout's decision changes with time alone (its own short window: see rolloutTimerSlot). */
+  readonly rolloutTimerSeconds?: number;
 }
 
 /** The earliest of the waits, with the reason of the earliest. */
@@ -119,6 +121,17 @@ export async function syncDaemonSet(
   const stored = rolloutRecordOf(ds);
   const progress = safeRolloutProgress({ ds, views, currentHash, settings: safeRolloutOf(ds), stored, now });
   const { allowance } = progress;
+  // A halt is written before anything is deleted: the pair steps that replace the pods this step
+  // deletes read it, and a step cut short (a 429) leaves it written.
+  const halting = progress.record?.haltedAt !== undefined && stored?.haltedAt !== progress.record.haltedAt;
+  const early = halting
+    ? await writeStatusAndRecord(
+        deps,
+        ds,
+        statusOf(ds, views, revision, now, progress.record),
+        progress.record,
+      )
+    : { writes: 0, ds };
   // While a halted rollout reverts, the rolling update and the fan-out aim at the stable revision.
   const stable = progress.revertTo && podTargetAt(ds, progress.revertTo, reads.revisions);
   const target = stable || { ds, hash: currentHash };
@@ -152,12 +165,10 @@ export async function syncDaemonSet(
   await yieldToEventLoop();
   const status = statusOf(ds, views, revision, now, progress.record);
   const rolloutEvents = recordRolloutEvents(deps, ds, progress.record, progress.events);
-  const statusWrites =
-    (await writeDaemonSetStatus(deps, ds, statusForKind(deps, status))) +
-    (await writeRolloutAnnotation(deps, ds, progress.record));
+  const written = await writeStatusAndRecord(deps, early.ds, status, progress.record);
+  const statusWrites = early.writes + written.writes;
   const wait = earliest([
     [rollout.executed.requeueAfterSeconds, 'rolling update waits for minReadySeconds'],
-    [progress.requeueAfterSeconds, 'safe rollout waits for a pause or a health deadline'],
     [statusRequeue(ds, status, now)?.afterSeconds, 'status depends on time passing'],
     [earliestNodeFreeSeconds(ds, rollout.viewsAfter, now), 'pods terminating on nodes that need one'],
     [fan.capped ? BURST_CONTINUATION_SECONDS : undefined, 'burst cap left pairs for the next run'],
@@ -171,5 +182,8 @@ export async function syncDaemonSet(
     }),
     ...(wait.seconds !== undefined ? { requeueAfterSeconds: wait.seconds } : {}),
     requeueReason: wait.reason,
+    ...(progress.requeueAfterSeconds === undefined
+      ? {}
+      : { rolloutTimerSeconds: progress.requeueAfterSeconds }),
   };
 }

@@ -86,11 +86,20 @@ export async function writeDaemonSetStatus(
   ds: Readonly<DaemonSet>,
   status: Readonly<V1DaemonSetStatus>,
 ): Promise<number> {
-  if (!needsStatusWrite(ds, status)) return 0;
+  return (await writeDaemonSetStatusObject(deps, ds, status)) === undefined ? 0 : 1;
+}
+
+/** {@link writeDaemonSetStatus}, resolving to the DaemonSet as stored by the write made, if any. */
+export async function writeDaemonSetStatusObject(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  status: Readonly<V1DaemonSetStatus>,
+): Promise<DaemonSet | undefined> {
+  if (!needsStatusWrite(ds, status)) return undefined;
   try {
     return await writeOrConflict(deps, ds, status);
   } catch (error) {
-    if (error instanceof NotFoundError) return 0;
+    if (error instanceof NotFoundError) return undefined;
     throw error;
   }
 }
@@ -99,27 +108,23 @@ async function writeOrConflict(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   status: Readonly<V1DaemonSetStatus>,
-): Promise<number> {
+): Promise<DaemonSet | undefined> {
+  // The written object is the DaemonSet at its new resourceVersion: the version the relay's node
+  // hints name next, so the process's node steps find it in the cache instead of listing.
+  const stored = (written: DaemonSet) => {
+    deps.memory.objects.putDaemonSet(written, deps.clock().getTime());
+    return written;
+  };
   try {
-    // The written object is the DaemonSet at its new resourceVersion: the version the relay's node
-    // hints name next, so the process's node steps find it in the cache instead of listing.
-    deps.memory.objects.putDaemonSet(
-      await deps.ports.kube.updateDaemonSetStatus({ ...ds, status: { ...status } }),
-      deps.clock().getTime(),
-    );
-    return 1;
+    return stored(await deps.ports.kube.updateDaemonSetStatus({ ...ds, status: { ...status } }));
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     const meta = ds.metadata ?? {};
     const fresh = await deps.ports.kube.getDaemonSet(meta.namespace ?? 'default', meta.name ?? '');
-    if (fresh === undefined || fresh.metadata?.uid !== meta.uid) return 0;
+    if (fresh === undefined || fresh.metadata?.uid !== meta.uid) return undefined;
     const kept = keepingHalt(fresh, keepingRefusal(ds, fresh, status));
-    if (!needsStatusWrite(fresh, kept)) return 0;
-    deps.memory.objects.putDaemonSet(
-      await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...kept } }),
-      deps.clock().getTime(),
-    );
-    return 1;
+    if (!needsStatusWrite(fresh, kept)) return undefined;
+    return stored(await deps.ports.kube.updateDaemonSetStatus({ ...fresh, status: { ...kept } }));
   }
 }
 
@@ -147,11 +152,21 @@ function keepingRefusal(
  * writing over it (docs/design.md, 30).
  */
 function keepingHalt(fresh: Readonly<DaemonSet>, status: Readonly<V1DaemonSetStatus>): V1DaemonSetStatus {
-  const stored = rolloutRecordOf(fresh);
   const next = (status as { rollout?: RolloutRecord }).rollout;
-  if (stored?.haltedAt === undefined || next === undefined || next.revision !== stored.revision)
-    return status;
-  // A halted record, or one a retry of this very halt lifted, goes as counted.
-  if (next.haltedAt !== undefined || next.retried === stored.haltedAt) return status;
-  return { ...status, rollout: stored } as V1DaemonSetStatus;
+  const kept = recordKeepingHalt(rolloutRecordOf(fresh), next);
+  return kept === next ? status : ({ ...status, rollout: kept } as V1DaemonSetStatus);
+}
+
+/**
+ * `next`, or the halted record `stored` when `next` (decided from an older read) is of the same
+ * revision, neither halted nor lifted by a retry of that halt.
+ */
+export function recordKeepingHalt(
+  stored: RolloutRecord | undefined,
+  next: RolloutRecord | undefined,
+): RolloutRecord | undefined {
+  if (stored?.haltedAt === undefined || next === undefined || next.revision !== stored.revision) return next;
+  // A halted record, or one a retry of this very halt lifted, goes as decided.
+  if (next.haltedAt !== undefined || next.retried === stored.haltedAt) return next;
+  return stored;
 }

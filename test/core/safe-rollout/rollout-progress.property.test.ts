@@ -231,7 +231,10 @@ function checkSticky(run: StepRun): void {
   }
 }
 
-/** No step completes early: a `nodes` step once that many run an available pod, a pause once it ended or was resumed. */
+/**
+ * No step completes early: a `nodes` step once that many run an available pod or are failed nodes
+ * the record tolerates, a pause once it ended or was resumed.
+ */
 function checkStepsNotEarly(run: StepRun, scenario: Scenario): void {
   const steps = scenario.steps;
   const { stored, hash, progress } = run;
@@ -243,7 +246,8 @@ function checkStepsNotEarly(run: StepRun, scenario: Scenario): void {
   if (same) expect(record.step, describeRun(run)).toBeGreaterThanOrEqual(from);
   const now = run.now.getTime();
   const nodes = seen(run.observation, hash, now, scenario.minReadySeconds).filter((n) => n.counted);
-  const available = nodes.filter((n) => n.available).length;
+  const failed = new Set((record.failedNodes ?? []).map((f) => f.node));
+  const available = nodes.filter((n) => n.available || failed.has(n.name)).length;
   const resume = run.ds.metadata?.annotations?.[ROLLOUT_RESUME_ANNOTATION];
   for (let s = from; s < record.step; s++) {
     const step = steps[s];

@@ -187,6 +187,31 @@ describe('safeRolloutProgress: health', () => {
     expect(retried.events.map((e) => e.reason)).toEqual(['RolloutRetried', 'RolloutStepComplete']);
   });
 
+  it("completes a nodes step only once its nodes' health windows closed", () => {
+    const watched = { steps: [{ nodes: 2 }], health: { podReadySeconds: 60, nodeReadySeconds: 120 } };
+    const slots: Slot[] = ['new', 'new', ...all('old', 8)];
+    // The pods started 30 s ago: a NotReady node would still count for 90 s.
+    const open = safeRolloutProgress(input(dsWith(watched), slots, undefined, 30));
+    expect(open.record).toMatchObject({ phase: 'Progressing', step: 0 });
+    expect(open.allowance?.maxNewNodes).toBe(0);
+    expect(open.requeueAfterSeconds).toBe(90);
+    expect(open.events).toEqual([]);
+    const closed = safeRolloutProgress(input(dsWith(watched), slots, undefined, 121));
+    expect(closed.record?.step).toBe(1);
+    expect(closed.events.map((e) => e.reason)).toEqual(['RolloutStepComplete']);
+  });
+
+  it('counts a tolerated failed node towards its step, so the rollout goes on', () => {
+    const tolerant = { steps: [{ nodes: 2 }], health: { podReadySeconds: 60, maxFailedNodes: 1 } };
+    const progress = safeRolloutProgress(
+      input(dsWith(tolerant), ['new', 'new-', ...all('old', 8)], undefined, 61),
+    );
+    expect(progress.record?.failedNodes?.map((f) => f.node)).toEqual(['n02']);
+    expect(progress.record).toMatchObject({ phase: 'Progressing', step: 1 });
+    expect(progress.allowance?.maxNewNodes).toBe(Number.POSITIVE_INFINITY);
+    expect(progress.events[0]?.message).toContain('1 failed nodes tolerated');
+  });
+
   it('counts restarts within the window and a node gone NotReady after its pod started', () => {
     const ds = dsWith({
       health: { podReadySeconds: 300, maxRestarts: 2, nodeReadySeconds: 120, maxFailedNodes: 5 },

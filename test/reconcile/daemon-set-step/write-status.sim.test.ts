@@ -1,6 +1,8 @@
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
+import { type RolloutRecord, rolloutRecordOf } from '../../../lib/core/safe-rollout/rollout-record.ts';
+import { writeRolloutAnnotation } from '../../../lib/reconcile/daemon-set-step/write-rollout-record.ts';
 import {
   needsStatusWrite,
   writeDaemonSetStatus,
@@ -124,5 +126,32 @@ describe('writeDaemonSetStatus of an everynode.dev/v1 DaemonSet', () => {
     } as V1DaemonSetStatus);
     const stored = storedDaemonSet(eds, 'default', 'halted')?.status as { rollout?: { phase?: string } };
     expect(stored.rollout?.phase).toBe('Halted');
+  });
+});
+
+describe('writeRolloutAnnotation of an apps/v1 DaemonSet', () => {
+  let apps: Harness;
+  beforeAll(async () => {
+    apps = await startReconcileHarness({ pollWork: false });
+  });
+  afterAll(async () => apps?.stop());
+
+  it('keeps a halted record halted when a step read before the halt writes after it', async () => {
+    const ds = createDaemonSet(apps, aDaemonSet('halted')) as DaemonSet;
+    const running: RolloutRecord = { revision: 'r2', phase: 'Progressing', updatedNodes: 1 };
+    const halted: RolloutRecord = {
+      ...running,
+      phase: 'Halted',
+      haltedAt: '2026-12-01T21:25:20Z',
+      haltReason: 'TooManyFailedNodes',
+    };
+    expect(await writeRolloutAnnotation(apps.deps, ds, halted)).toBeDefined();
+    // `ds` is the DaemonSet as read before the halt: its write must not lift it.
+    expect(await writeRolloutAnnotation(apps.deps, ds, { ...running, updatedNodes: 2 })).toBeUndefined();
+    expect(rolloutRecordOf(storedDaemonSet(apps, 'default', 'halted') as DaemonSet)?.phase).toBe('Halted');
+    // A retry of that very halt lifts it, from any read.
+    const retried = { ...running, updatedNodes: 2, retried: halted.haltedAt };
+    expect(await writeRolloutAnnotation(apps.deps, ds, retried)).toBeDefined();
+    expect(rolloutRecordOf(storedDaemonSet(apps, 'default', 'halted') as DaemonSet)).toEqual(retried);
   });
 });
