@@ -135,6 +135,17 @@ export const watchEventDetailSchema = z.object({
    */
   adoptableBy: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }).optional(),
   /**
+   * Nodes: the node's Ready condition turned False or Unknown while these managed DaemonSets roll a
+   * revision with health rules whose pod runs on it (`relay/filters/health-signals.ts`), so the
+   * router also sends each one's `daemonset` step at once, planned on a node LIST at least as new as
+   * this event: the step that sees the health rule broken halts the rollout (docs/design.md, 30.
+   * Rollouts that stop themselves). Absent (older relays, other senders, any other change): none.
+   */
+  rollouts: z
+    .array(z.object({ namespace: z.string().min(1), name: z.string().min(1), uid: z.string().min(1) }))
+    .max(16)
+    .optional(),
+  /**
    * Set when a relay timer sent the trigger rather than the watch, naming it (`relayTimers`):
    * `gate-wait`, a node (MODIFIED, at the version the relay knows, with its hints) still
    * bootstrapping behind its gate taint when its grace ends, so its `node` step shows it waiting

@@ -1,6 +1,8 @@
 /**
  * Router rules for relayed watch events (docs/design.md, 8. The router):
- * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints.
+ * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints;
+ *   one whose Ready turned False or Unknown under safe rollouts (`rollouts`) also each one's
+ *   `daemonset` step at once, planned on a node LIST at least as new as the event.
  * - DaemonSet event → a `daemonset` message; one that changed the DaemonSet's node readiness gate
  *   (`gateChange`) also a `node` message for every node (`router-gate-fan-out.ts`).
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
@@ -58,7 +60,14 @@ export async function routeWatch(
 ): Promise<WatchRouting> {
   const base = common(deps, cause);
   switch (detail.kind) {
-    case 'Node':
+    case 'Node': {
+      // Rollouts this node turning NotReady may break: their steps at once, on a LIST this new.
+      const rollouts = (detail.rollouts ?? []).map(
+        (daemonSet): RoutedWork => ({
+          to: 'work',
+          message: { ...base, kind: 'daemonset', daemonSet, nodesVersion: detail.resourceVersion },
+        }),
+      );
       return {
         work: [
           {
@@ -70,8 +79,10 @@ export async function routeWatch(
               ...(detail.hints ? { hints: detail.hints } : {}),
             },
           },
+          ...rollouts,
         ],
       };
+    }
     case 'DaemonSet': {
       if (detail.apiVersion !== deps.managedKind)
         return { ignored: `DaemonSet of ${detail.apiVersion}, not managed` };

@@ -1,7 +1,8 @@
 /**
  * How the router routes a pod without a controller: one the relay's orphan watch found for a
  * managed DaemonSet becomes that DaemonSet's pair on the pod's node, naming the pod; any other
- * becomes a step of every managed DaemonSet of its namespace.
+ * becomes a step of every managed DaemonSet of its namespace. And a node turning NotReady under
+ * safe rollouts: each rollout's step at once.
  */
 import { describe, expect, it } from 'vitest';
 import type { MessageCause } from '../../lib/messages/message-cause.ts';
@@ -82,5 +83,37 @@ describe('routeWatch: pods without a controller', () => {
     expect(
       work.map((w) => (w.message.kind === 'daemonset' ? w.message.daemonSet.name : w.message.kind)),
     ).toEqual(['a', 'b']);
+  });
+});
+
+describe('routeWatch: a node turning NotReady under safe rollouts', () => {
+  it("sends the node's step and each named rollout's step at once, on a node LIST this new", async () => {
+    const detail: WatchEventDetail = {
+      v: 1,
+      event: 'MODIFIED',
+      kind: 'Node',
+      apiVersion: 'v1',
+      name: 'worker-1',
+      uid: 'node-uid',
+      resourceVersion: '42',
+      changes: ['ready'],
+      rollouts: [{ namespace: 'agents', name: 'agent', uid: 'ds-uid' }],
+    };
+    const routing = await routeWatch(deps([]), detail, ['ready'], cause);
+    const base = { v: 1, cause, managedKind: 'apps/v1' };
+    expect(routing).toEqual({
+      work: [
+        { to: 'work', message: { ...base, kind: 'node', node: { name: 'worker-1' } } },
+        {
+          to: 'work',
+          message: {
+            ...base,
+            kind: 'daemonset',
+            daemonSet: { namespace: 'agents', name: 'agent', uid: 'ds-uid' },
+            nodesVersion: '42',
+          },
+        },
+      ],
+    });
   });
 });

@@ -45,7 +45,9 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * `rolloutSlot` one that can free a slot of its DaemonSet's rolling update (`filters/rollout-slots.ts`),
  * `settles` one that leaves every pod of its DaemonSet ready (`filters/rollout-completion.ts`),
  * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`filters/gate-changes.ts`),
- * `adoptableBy` an orphan pod the DaemonSet named could adopt (`watches/orphan-watches.ts`).
+ * `adoptableBy` an orphan pod the DaemonSet named could adopt (`watches/orphan-watches.ts`),
+ * `rollouts` the DaemonSets whose safe rollout a node turning NotReady may break
+ * (`filters/health-signals.ts`).
  */
 export function watchDetailOf<R extends TriggeringResource>(
   resource: R,
@@ -61,6 +63,11 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly gateChange?: GateChange | undefined;
     readonly nodesVersion?: string | undefined;
     readonly adoptableBy?: { readonly name: string; readonly uid: string };
+    readonly rollouts?: readonly {
+      readonly namespace: string;
+      readonly name: string;
+      readonly uid: string;
+    }[];
   } = {},
 ): WatchEventDetail {
   const meta =
@@ -84,6 +91,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(hints.pair ? { pairHints: hints.pair } : {}),
     ...(resource !== 'nodes' && hints.nodesVersion ? { nodesVersion: hints.nodesVersion } : {}),
     ...(hints.adoptableBy ? { adoptableBy: { ...hints.adoptableBy } } : {}),
+    ...(hints.rollouts?.length ? { rollouts: hints.rollouts.map((r) => ({ ...r })) } : {}),
   };
 }
 

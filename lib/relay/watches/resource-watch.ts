@@ -21,6 +21,7 @@ import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from '../cluster-view/facet-cache.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { changesNodeGate, gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
+import { rolloutsWatchingNode } from '../filters/health-signals.ts';
 import { reachesStepAtOnce } from '../filters/rollout-completion.ts';
 import { freesRolloutSlot } from '../filters/rollout-slots.ts';
 import type { StatusCoalescer } from '../filters/status-coalescer.ts';
@@ -226,8 +227,13 @@ function handle<R extends WatchedResource>(
   }
   options.stats.forwarded++;
   if (gatesNode) options.stats.gating = (options.stats.gating ?? 0) + 1;
+  const rollouts =
+    options.resource === 'nodes'
+      ? rolloutsWatchingNode(options.context, objectEvent.type, verdict.changes, objectEvent.object as V1Node)
+      : [];
   const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
     ...hintsOf(options, objectEvent, at, gatesNode),
+    rollouts,
     gatesNode,
     rolloutSlot,
     settles,
