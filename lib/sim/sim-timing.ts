@@ -31,6 +31,11 @@ export interface SimTiming {
    * Ready=False. Default 3.
    */
   readonly breakNodeSeconds: number;
+  /**
+   * How long the kubelet takes to apply an allocated in-place resize (PodResizeInProgress meanwhile).
+   * Default 1.
+   */
+  readonly podResizeSeconds: number;
 }
 
 /** The durations a real cluster roughly shows (kubelet defaults where there is one). */
@@ -44,6 +49,7 @@ export const defaultSimTiming: SimTiming = {
   maxCrashLoopBackOffSeconds: 300,
   podGcQuarantineSeconds: 40,
   breakNodeSeconds: 3,
+  podResizeSeconds: 1,
 };
 
 /** `partial` over the defaults; throws a RangeError on a negative or non-finite value. */

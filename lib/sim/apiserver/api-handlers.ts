@@ -52,10 +52,11 @@ export function sendObject(ctx: HandlerContext, code: number, obj: Readonly<Kube
 }
 
 /** The subresource of the request, refusing those not served (404 like the real server). */
-export function subresourceOf(ctx: HandlerContext): 'status' | undefined {
+export function subresourceOf(ctx: HandlerContext): 'status' | 'resize' | undefined {
   const sub = ctx.request.subresource;
   if (sub === undefined) return undefined;
   if (sub === 'status' && ctx.resource.subresources.includes('status')) return 'status';
+  if (sub === 'resize' && ctx.resource.subresources.includes('resize')) return 'resize';
   throw new SimApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 

@@ -98,7 +98,8 @@ async function handleResource(
   const verb = request.verb;
   const allowed =
     resource.verbs.includes(verb as (typeof resource.verbs)[number]) ||
-    (request.subresource === 'status' && ['get', 'update', 'patch'].includes(verb));
+    ((request.subresource === 'status' || request.subresource === 'resize') &&
+      ['get', 'update', 'patch'].includes(verb));
   const handler = handlers[verb];
   if (!handler || !allowed) throw SimApiError.methodNotAllowed(resource, verb);
   if (

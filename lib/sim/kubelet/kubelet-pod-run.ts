@@ -6,7 +6,9 @@
  */
 import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
 import { nodeMatchesRequiredAffinity } from '../../core/node-affinity.ts';
+import { type ContainerRestart, restartExitTime, restartedContainer } from './kubelet-container-restart.ts';
 import { type ContainerBehavior, containerBehaviorOf } from './kubelet-image-markers.ts';
+import { admittedResources, type PodResources } from './kubelet-resize.ts';
 
 /** A container that ran and stopped. */
 export interface Termination {
@@ -36,6 +38,8 @@ export interface ContainerRun {
   readonly restartCount: number;
   readonly state: ContainerState;
   readonly lastTermination?: Termination;
+  /** Set while the kubelet restarts it for a new image or a resize (kubelet-container-restart.ts). */
+  readonly restart?: ContainerRestart;
 }
 
 /** Pod phases the kubelet reports. */
@@ -57,6 +61,8 @@ export interface PodRun {
   readonly containers: readonly ContainerRun[];
   /** Set once the kubelet kills the pod (deleted, or put in a terminal phase through the API). */
   readonly stopping?: Stopping;
+  /** Allocated and actuated resources, and a resize pending or in progress (kubelet-resize.ts). */
+  readonly resources?: PodResources;
 }
 
 /** Real milliseconds of each delay, already scaled by the cluster's timeScale. */
@@ -95,7 +101,7 @@ export function admitPod(
     const rejection = { reason: 'NodeAffinity', message: 'Pod was rejected: Predicate NodeAffinity failed' };
     return { admittedAt: now, phase: 'Failed', rejection, podIP: '', containers };
   }
-  return { admittedAt: now, phase: 'Pending', podIP, containers };
+  return { admittedAt: now, phase: 'Pending', podIP, containers, resources: admittedResources(spec) };
 }
 
 /**
@@ -142,6 +148,7 @@ function nextContainerTransition(
 
 /** When `c` next changes on its own. */
 function transitionTime(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>): number | undefined {
+  if (c.restart) return restartExitTime(c, delays);
   const state = c.state;
   switch (state.kind) {
     case 'waiting':
@@ -198,6 +205,7 @@ function transition(
     const killed = { exitCode, reason: 'Error' as const, startedAt: state.startedAt, finishedAt: at };
     return { ...c, state: { kind: 'terminated', ...killed } };
   }
+  if (c.restart) return restartedContainer(c, at, delays);
   switch (state.kind) {
     case 'waiting': {
       const restarted = state.reason === 'CrashLoopBackOff';

@@ -5,6 +5,11 @@
 import { createHash } from 'node:crypto';
 import { rfc3339 } from '../sim-timing.ts';
 import { type ContainerRun, containersReady, type PodRun, type Termination } from './kubelet-pod-run.ts';
+import {
+  containerResourcesStatus,
+  resizeConditionsFor,
+  resizeConditionTypes,
+} from './kubelet-resize-status.ts';
 
 /** A pod condition as JSON. */
 export interface PodConditionJson {
@@ -24,7 +29,13 @@ export interface PodIdentity {
 }
 
 /** Conditions the kubelet owns; every other one (PodScheduled, DisruptionTarget…) is kept as found. */
-const kubeletConditions = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'];
+const kubeletConditions = [
+  ...resizeConditionTypes,
+  'PodReadyToStartContainers',
+  'Initialized',
+  'Ready',
+  'ContainersReady',
+];
 
 /**
  * The status the kubelet reports for `run`. Conditions whose status is unchanged from `previous`
@@ -48,9 +59,12 @@ export function podStatusFor(
   return {
     ...base,
     phase: run.phase,
-    conditions: [...kubeletConditionsFor(run, prior, now), ...kept],
+    conditions: [...resizeConditionsFor(run), ...kubeletConditionsFor(run, prior, now), ...kept],
     ...(started ? { podIP: run.podIP, podIPs: [{ ip: run.podIP }] } : {}),
-    containerStatuses: run.containers.map((c) => containerStatusFor(c, pod)),
+    containerStatuses: run.containers.map((c) => ({
+      ...containerStatusFor(c, pod),
+      ...containerResourcesStatus(run, c.name),
+    })),
   };
 }
 

@@ -14,6 +14,7 @@ import type { V1Node, V1PodSpec, V1PodStatus } from '@kubernetes/client-node';
 import { isGoneOrReplaced, type SimContext, type SimController } from '../sim-context.ts';
 import { rfc3339, scaledMs } from '../sim-timing.ts';
 import type { KubeObject, StoreEvent } from '../storage/store.ts';
+import { earliest, runDelaysOf } from './kubelet-delays.ts';
 import {
   breaksNodeFrom,
   internalIPOf,
@@ -21,9 +22,12 @@ import {
   kubeletReadyConditions,
   registeredNodeStatus,
 } from './kubelet-node-status.ts';
+import { deferredPodsOn, usedByOthers } from './kubelet-node-usage.ts';
 import { admitPod, advancePodRun, isTerminalPhase, type PodRun, type RunDelays } from './kubelet-pod-run.ts';
 import { podStatusFor } from './kubelet-pod-status.ts';
 import { runOfStoredPod, stopPodRun } from './kubelet-pod-stop.ts';
+import { applyPodSpec, finishResize, type ResizeContext } from './kubelet-pod-update.ts';
+import { allocatableOf } from './kubelet-resize.ts';
 
 /** The grace period of a pod that does not set one (the API server's default). */
 const DEFAULT_GRACE_SECONDS = 30;
@@ -88,7 +92,9 @@ export class SimKubelets implements SimController {
     if (event.type === 'DELETED') {
       this.runs.delete(uid);
       this.ctx.queue.cancel(`kubelet/${uid}`);
-      this.noteBreaker((event.object.spec as V1PodSpec | undefined)?.nodeName ?? '', uid, undefined);
+      const node = (event.object.spec as V1PodSpec | undefined)?.nodeName ?? '';
+      this.noteBreaker(node, uid, undefined);
+      this.retryDeferred(node);
       return;
     }
     if (uid === this.writing) return;
@@ -158,10 +164,16 @@ export class SimKubelets implements SimController {
       const graceMs = scaledMs(this.ctx.timing, spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS);
       admitted = stopPodRun(admitted, now, graceMs, phase);
     }
-    const { run, dueAt } = advancePodRun(admitted, now, this.delays());
+    admitted = applyPodSpec(admitted, spec, now, this.resizeContext(spec, node, uid));
+    const advanced = advancePodRun(admitted, now, this.delays());
+    const { run, dueAt: resizeDue } = finishResize(advanced.run, now);
+    const dueAt = earliest(advanced.dueAt, resizeDue);
     this.runs.set(uid, run);
     this.trackBreaker(spec.nodeName ?? '', uid, run);
     this.writeStatus(pod, run, internalIPOf(node) ?? '', now);
+    const freed = isTerminalPhase(run.phase) && !isTerminalPhase(known?.phase);
+    if (freed || (known && known.resources?.allocated !== run.resources?.allocated))
+      this.retryDeferred(spec.nodeName ?? '', uid);
     if (dueAt !== undefined)
       this.ctx.queue.schedule(`kubelet/${uid}`, dueAt, () => this.syncPod(uid, namespace, name));
   }
@@ -215,6 +227,25 @@ export class SimKubelets implements SimController {
     }
   }
 
+  /** What a resize of the pod `uid` on `node` is judged against (kubelet-pod-update.ts). */
+  private resizeContext(spec: Readonly<V1PodSpec>, node: Readonly<V1Node>, uid: string): ResizeContext {
+    const t = this.ctx.timing;
+    return {
+      used: () => usedByOthers(this.ctx, this.runs, node.metadata?.name ?? '', uid),
+      allocatable: allocatableOf(node),
+      resizeMs: scaledMs(t, t.podResizeSeconds),
+      graceMs: scaledMs(t, spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS),
+    };
+  }
+
+  /** Syncs again the pods of `node` (but `except`) whose resize is Deferred: room may have freed. */
+  private retryDeferred(node: string, except?: string): void {
+    for (const [uid, namespace, name] of deferredPodsOn(this.ctx, this.runs, node)) {
+      if (uid !== except)
+        this.ctx.queue.schedule(`kubelet/${uid}`, this.ctx.now(), () => this.syncPod(uid, namespace, name));
+    }
+  }
+
   /** Notes whether and from when the pod `uid` breaks its node (breaksNodeFrom). */
   private trackBreaker(node: string, uid: string, run: Readonly<PodRun>): void {
     const t = this.ctx.timing;
@@ -261,14 +292,6 @@ export class SimKubelets implements SimController {
   }
 
   private delays(): RunDelays {
-    const t = this.ctx.timing;
-    return {
-      startMs: scaledMs(t, t.podStartSeconds),
-      readyMs: scaledMs(t, t.podReadySeconds),
-      exitMs: scaledMs(t, t.containerExitSeconds),
-      backOffMs: scaledMs(t, t.crashLoopBackOffSeconds),
-      maxBackOffMs: scaledMs(t, t.maxCrashLoopBackOffSeconds),
-      stopMs: scaledMs(t, t.containerStopSeconds),
-    };
+    return runDelaysOf(this.ctx.timing);
   }
 }

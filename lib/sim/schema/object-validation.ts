@@ -9,7 +9,9 @@ import { daemonSetErrors } from './daemon-set-validation.ts';
 import { immutable, invalid, notSupported, required } from './field-errors.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './metadata-validation.ts';
 import { qualifiedNameError } from './name-validation.ts';
-import { validatePodSpec, validatePodUpdate } from './pod-validation.ts';
+import { validatePodResize } from './pod-resize-validation.ts';
+import { validatePodUpdate } from './pod-update-validation.ts';
+import { validatePodSpec } from './pod-validation.ts';
 import { type ResourceKey, resourceByKey } from './resources.ts';
 import { asRecord, jsonEqual } from './store-json.ts';
 import type { KubeObject } from './store-types.ts';
@@ -123,6 +125,14 @@ export function validateUpdate(key: ResourceKey, obj: Readonly<KubeObject>, old:
   throwIfInvalid(key, obj, [
     ...validateObjectMetaUpdate(key, obj.metadata, old.metadata),
     ...specUpdateErrors(key, obj, old),
+  ]);
+}
+
+/** Throws 422 Invalid when a pods/resize write breaks ValidatePodResize. */
+export function validateResize(key: ResourceKey, obj: Readonly<KubeObject>, old: Readonly<KubeObject>): void {
+  throwIfInvalid(key, obj, [
+    ...validateObjectMetaUpdate(key, obj.metadata, old.metadata),
+    ...validatePodResize(obj, old),
   ]);
 }
 

@@ -4,6 +4,7 @@
  * what the default admission chain adds (plugin/pkg/admission/defaulttolerationseconds,
  * serviceaccount, priority) and the initial status (pkg/registry/core/pod/strategy.go PrepareForCreate).
  */
+import { defaultRequestsFromLimits, podQosClass } from './pod-qos.ts';
 import { asRecord } from './store-json.ts';
 
 type Json = Record<string, unknown>;
@@ -59,25 +60,16 @@ function toleratesNoExecute(tolerations: readonly unknown[], key: string): boole
   });
 }
 
-/** The QoS class of a pod (pkg/apis/core/helper/qos GetPodQOS), from its containers' resources. */
-function qosClassOf(spec: Readonly<Json>): string {
-  const containers = [
-    ...((spec.containers as unknown[]) ?? []),
-    ...((spec.initContainers as unknown[]) ?? []),
-  ];
-  let anySet = false;
-  let guaranteed = containers.length > 0;
-  for (const c of containers) {
-    const resources = asRecord(asRecord(c)?.resources) ?? {};
-    const requests = asRecord(resources.requests) ?? {};
-    const limits = asRecord(resources.limits) ?? {};
-    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) anySet = true;
-    const hasCpuMem = limits.cpu !== undefined && limits.memory !== undefined;
-    const requestsMatch = Object.entries(requests).every(([k, v]) => limits[k] === v);
-    if (!hasCpuMem || !requestsMatch) guaranteed = false;
-  }
-  if (!anySet) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
+/**
+ * The defaults an updated pod's spec gets when its body is decoded (SetDefaults_PodSpec,
+ * SetDefaults_Container, SetDefaults_Pod), so a body that leaves them out changes nothing.
+ */
+export function defaultPodForUpdate(pod: Json): void {
+  const spec = asRecord(pod.spec);
+  if (!spec) return;
+  defaultPodSpec(spec);
+  defaultRequestsFromLimits(spec);
+  setDefault(spec, 'enableServiceLinks', true);
 }
 
 /** Applies everything a new pod gets from defaults, admission and PrepareForCreate, in place. */
@@ -85,6 +77,7 @@ export function preparePodForCreate(pod: Json): void {
   const spec = asRecord(pod.spec) ?? {};
   pod.spec = spec;
   defaultPodSpec(spec);
+  defaultRequestsFromLimits(spec);
   setDefault(spec, 'enableServiceLinks', true);
   setDefault(spec, 'serviceAccountName', 'default');
   setDefault(spec, 'serviceAccount', spec.serviceAccountName);
@@ -97,5 +90,5 @@ export function preparePodForCreate(pod: Json): void {
     }
   }
   spec.tolerations = tolerations;
-  pod.status = { phase: 'Pending', qosClass: qosClassOf(spec) };
+  pod.status = { phase: 'Pending', qosClass: podQosClass(spec) };
 }

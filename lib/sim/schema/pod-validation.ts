@@ -1,14 +1,14 @@
 /**
- * The parts of pkg/apis/core/validation/validation.go (ValidatePodSpec, ValidateTolerations,
- * ValidatePodUpdate) that matter for what the simulator's clients send: containers, restartPolicy,
- * dnsPolicy, tolerations, and the pod spec's immutability.
+ * The parts of pkg/apis/core/validation/validation.go (ValidatePodSpec, ValidateTolerations) that
+ * matter for what the simulator's clients send: containers, restartPolicy, dnsPolicy, tolerations.
+ * What an update may change is in pod-update-validation.ts, what a resize may in
+ * pod-resize-validation.ts.
  */
 import type { FieldError } from './api-error.ts';
-import { duplicate, forbidden, invalid, notSupported, required } from './field-errors.ts';
+import { duplicate, invalid, notSupported, required } from './field-errors.ts';
 import { dns1123LabelError, dns1123SubdomainError, qualifiedNameError } from './name-validation.ts';
-import { asRecord, jsonEqual } from './store-json.ts';
-
-type Json = Record<string, unknown>;
+import { compareQuantities, parseQuantity } from './quantity.ts';
+import { asRecord } from './store-json.ts';
 
 /** ValidateContainers: at least one, each with a unique DNS-label name and an image. */
 function validateContainers(list: unknown, field: string, requireOne: boolean): FieldError[] {
@@ -28,7 +28,38 @@ function validateContainers(list: unknown, field: string, requireOne: boolean): 
     }
     if (typeof container.image !== 'string' || container.image.trim() === '')
       errors.push(required(`${field}[${i}].image`));
+    errors.push(...validateResourceRequirements(container.resources, `${field}[${i}].resources`));
   });
+  return errors;
+}
+
+/**
+ * ValidateContainerResourceRequirements' quantity rules: none negative, and no request above its
+ * limit (the error names `requests`, not the resource, as upstream's does).
+ */
+function validateResourceRequirements(value: unknown, field: string): FieldError[] {
+  const resources = asRecord(value) ?? {};
+  const limits = asRecord(resources.limits) ?? {};
+  const requests = asRecord(resources.requests) ?? {};
+  const errors: FieldError[] = [];
+  for (const [kind, list] of [
+    ['limits', limits],
+    ['requests', requests],
+  ] as const) {
+    for (const [name, quantity] of Object.entries(list)) {
+      if ((parseQuantity(quantity) ?? 0) < 0)
+        errors.push(
+          invalid(`${field}.${kind}[${name}]`, String(quantity), 'must be greater than or equal to 0'),
+        );
+    }
+  }
+  for (const [name, quantity] of Object.entries(requests)) {
+    const limit = limits[name];
+    if (limit !== undefined && compareQuantities(quantity, limit) > 0) {
+      const detail = `must be less than or equal to ${name} limit of ${String(limit)}`;
+      errors.push(invalid(`${field}.requests`, String(quantity), detail));
+    }
+  }
   return errors;
 }
 
@@ -105,37 +136,5 @@ export function validatePodSpec(spec: unknown, field: string): FieldError[] {
     const nodeError = dns1123SubdomainError(s.nodeName);
     if (nodeError) errors.push(invalid(`${field}.nodeName`, s.nodeName, nodeError));
   }
-  return errors;
-}
-
-/** The spec `next` would have if only the fields ValidatePodUpdate allows to change had changed. */
-function withMutableFieldsFrom(next: Json, old: Readonly<Json>): Json {
-  const merged: Json = { ...next };
-  for (const field of ['containers', 'initContainers']) {
-    const list = merged[field];
-    const oldList = old[field];
-    if (Array.isArray(list) && Array.isArray(oldList) && list.length === oldList.length) {
-      merged[field] = list.map((c, i) => ({ ...asRecord(c), image: asRecord(oldList[i])?.image }));
-    }
-  }
-  merged.activeDeadlineSeconds = old.activeDeadlineSeconds;
-  const oldTolerations = Array.isArray(old.tolerations) ? old.tolerations : [];
-  const newTolerations = Array.isArray(next.tolerations) ? next.tolerations : [];
-  if (oldTolerations.every((t) => newTolerations.some((n) => jsonEqual(n, t))))
-    merged.tolerations = old.tolerations;
-  if (merged.activeDeadlineSeconds === undefined) delete merged.activeDeadlineSeconds;
-  if (merged.tolerations === undefined) delete merged.tolerations;
-  return merged;
-}
-
-const podUpdateMessage =
-  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
-
-/** ValidatePodUpdate: images, activeDeadlineSeconds and added tolerations may change; nothing else in spec. */
-export function validatePodUpdate(spec: unknown, oldSpec: unknown): FieldError[] {
-  const next = asRecord(spec) ?? {};
-  const old = asRecord(oldSpec) ?? {};
-  const errors = validatePodSpec(next, 'spec');
-  if (!jsonEqual(withMutableFieldsFrom(next, old), old)) errors.push(forbidden('spec', podUpdateMessage));
   return errors;
 }

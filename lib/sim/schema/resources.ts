@@ -155,7 +155,7 @@ export const resources: readonly ResourceDefinition[] = [
     shortNames: ['po'],
     namespaced: true,
     verbs: allVerbs,
-    subresources: ['status'],
+    subresources: ['resize', 'status'],
     categories: ['all'],
   },
   {

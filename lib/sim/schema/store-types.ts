@@ -55,7 +55,8 @@ export interface CreateOptions {
 
 /** Options of update and patch. */
 export interface UpdateOptions {
-  subresource?: 'status';
+  /** `status`: only the status is taken; `resize` (pods): only container resources and resizePolicy. */
+  subresource?: 'status' | 'resize';
   dryRun?: boolean;
   onUnknownFields?: UnknownFieldsHook;
 }

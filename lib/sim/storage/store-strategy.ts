@@ -4,7 +4,7 @@
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { defaultDaemonSet } from '../../core/defaults.ts';
-import { preparePodForCreate } from '../schema/pod-defaults.ts';
+import { defaultPodForUpdate, preparePodForCreate } from '../schema/pod-defaults.ts';
 import type { ResourceKey } from '../schema/resources.ts';
 import { asRecord, jsonEqual, toWireJson } from '../schema/store-json.ts';
 import type { KubeObject } from '../schema/store-types.ts';
@@ -173,6 +173,7 @@ export function prepareForUpdate(key: ResourceKey, obj: KubeObject, old: Readonl
     else obj.status = old.status;
   }
   if (key === 'apps/daemonsets' || key === 'everynode.dev/daemonsets') defaultDaemonSetTemplate(obj);
+  if (key === 'pods') defaultPodForUpdate(obj);
   if (key === 'namespaces') labelNamespaceName(key, obj);
   if (key === 'apiextensions.k8s.io/customresourcedefinitions') defaultCrd(obj);
   if (isBindingKey(key)) defaultRbacBinding(obj);

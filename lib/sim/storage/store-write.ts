@@ -6,11 +6,12 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { SimApiError } from '../schema/api-error.ts';
-import { validateCreate, validateUpdate } from '../schema/object-validation.ts';
+import { validateCreate, validateResize, validateUpdate } from '../schema/object-validation.ts';
 import { type ResourceKey, resourceByKey } from '../schema/resources.ts';
 import { asRecord, formatTime, jsonEqual, toWireJson } from '../schema/store-json.ts';
 import type { CreateOptions, KubeObject, UnknownFieldsHook, UpdateOptions } from '../schema/store-types.ts';
 import { pruneUnknownFields } from '../schema/store-unknown-fields.ts';
+import { resizeUpdateOf } from './pod-resize-strategy.ts';
 import type { StoreCore } from './store-core.ts';
 import { prepareForCreate, prepareForUpdate, statusUpdateOf, strategyOf } from './store-strategy.ts';
 
@@ -168,7 +169,10 @@ function checkPreconditions(key: ResourceKey, obj: Readonly<KubeObject>, old: Re
   }
 }
 
-/** Replaces an object (PUT), or only its status with `subresource: 'status'`; returns the stored result. */
+/**
+ * Replaces an object (PUT), or only its status with `subresource: 'status'`, or only a pod's
+ * container resources with `subresource: 'resize'`; returns the stored result.
+ */
 export function updateObject(
   core: StoreCore,
   key: ResourceKey,
@@ -185,6 +189,11 @@ export function updateObject(
     throw SimApiError.notFound(resourceByKey(key), obj.metadata.name ?? '');
   }
   checkPreconditions(key, obj, old);
+  if (options.subresource === 'resize') {
+    const resized = resizeUpdateOf(obj, old);
+    validateResize(key, resized, old);
+    return commitUpdate(core, key, resized, old, options.dryRun);
+  }
   const next = options.subresource === 'status' ? statusUpdateOf(obj, old) : obj;
   if (options.subresource !== 'status') {
     keepServerMetadata(next, old);

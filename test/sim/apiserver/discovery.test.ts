@@ -76,7 +76,10 @@ describe('aggregated discovery', () => {
       singularResource: 'pod',
       shortNames: ['po'],
       responseKind: { group: '', version: 'v1', kind: 'Pod' },
-      subresources: [{ subresource: 'status', verbs: ['get', 'patch', 'update'] }],
+      subresources: [
+        { subresource: 'resize', verbs: ['get', 'patch', 'update'] },
+        { subresource: 'status', verbs: ['get', 'patch', 'update'] },
+      ],
     });
   });
 

@@ -109,15 +109,27 @@ describe('ClusterStore update', () => {
         s.tolerations = [];
       },
       ok: false,
+      field: 'spec.tolerations',
+    },
+    {
+      name: 'resources change refused: only pods/resize may',
+      change: (s: Record<string, unknown>) => {
+        (s.containers as { resources: object }[])[0] = {
+          ...(s.containers as object[])[0],
+          resources: { requests: { cpu: '1' } },
+        } as { resources: object };
+      },
+      ok: false,
     },
   ];
-  it.each(podUpdates)('pod spec update: $name', ({ change, ok }) => {
+  it.each(podUpdates)('pod spec update: $name', ({ change, ok, ...rest }) => {
+    const field = 'field' in rest ? rest.field : 'spec';
     const store = new ClusterStore();
     const pod = store.create('pods', newPod('p'));
     change(pod.spec as Record<string, unknown>);
     if (ok) expect(store.update('pods', pod).metadata.name).toBe('p');
     else
-      expect(apiErrorOf(() => store.update('pods', pod)).toStatus().details?.causes?.[0]?.field).toBe('spec');
+      expect(apiErrorOf(() => store.update('pods', pod)).toStatus().details?.causes?.[0]?.field).toBe(field);
   });
 
   it('refuses a selector change as immutable', () => {
