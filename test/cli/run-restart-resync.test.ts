@@ -9,16 +9,9 @@
  * The cluster is an `everynode sim` process of its own (the embedded one of `--sim-nodes` dies
  * with the run), and each `everynode run` leads its own process group, killed whole.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupAlive } from '../conformance/everynode-run.ts';
-import { kubectlBinary, runKubectl } from '../support/pipeline-harness.ts';
-
-const bin = fileURLToPath(new URL('../../bin/everynode.js', import.meta.url));
+import { type Child, crash, runWorkspace, startSimChild, until } from '../support/everynode-children.ts';
+import { kubectlBinary } from '../support/pipeline-harness.ts';
 
 const NODES = 10;
 const MIN_READY_SECONDS = 2;
@@ -34,46 +27,6 @@ const ROLLOUT_MS = WAVES * (MIN_READY_SECONDS + 1) * 1000;
 /** What a restart may add on a loaded machine: the process start, the relay's LIST, the resync. */
 const RESTART_SLACK_MS = 8_000;
 const SEED = 20_250_601;
-
-/** A process of `bin/everynode.js`, leading its own process group. */
-interface Child {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  output(): string;
-  readonly exited: Promise<void>;
-}
-
-const started: Child[] = [];
-
-function startChild(args: readonly string[]): Child {
-  const env = { ...process.env };
-  delete env.KUBECONFIG;
-  const child = spawn(process.execPath, [bin, ...args], { detached: true, env, stdio: 'pipe' });
-  if (child.pid === undefined) throw new Error(`starting everynode ${args.join(' ')} failed`);
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += String(chunk)));
-  child.stderr?.on('data', (chunk) => (output += String(chunk)));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const started_ = { child, pid: child.pid, output: () => output, exited };
-  started.push(started_);
-  return started_;
-}
-
-function killGroup(pid: number): void {
-  if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
-}
-
-async function until(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** A seeded PRNG (mulberry32): the kill points repeat from run to run. */
 function seeded(seed: number): () => number {
@@ -110,10 +63,8 @@ interface RolloutView {
 }
 
 describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during a rolling update', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'everynode-restart-'));
-  const stateDir = join(dir, 'state');
-  const kubeconfig = join(dir, 'kubeconfig');
-  const kubectl = (args: readonly string[], stdin?: string) => runKubectl(kubeconfig, dir, args, stdin);
+  const workspace = runWorkspace('everynode-restart-');
+  const { kubeconfig, kubectl, startRun } = workspace;
 
   /** Whether every pod runs `image`, ready and available, and the status says so. */
   async function rollout(image: string): Promise<RolloutView> {
@@ -170,33 +121,10 @@ describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during a roll
     });
   }
 
-  /** Starts `everynode run` on the cluster and the state directory; resolves once it says it runs. */
-  async function startRun(): Promise<Child> {
-    const run = startChild([
-      'run',
-      '--kubeconfig',
-      kubeconfig,
-      '--manage',
-      'apps/v1',
-      '--state-dir',
-      stateDir,
-      '--log-level',
-      'WARN',
-    ]);
-    await until(
-      `everynode run (pid ${run.pid}) is running`,
-      () => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null,
-      30_000,
-    );
-    if (run.child.exitCode !== null) throw new Error(`everynode run exited:\n${run.output()}`);
-    return run;
-  }
-
   let run: Child | undefined;
 
   beforeAll(async () => {
-    const sim = startChild([
-      'sim',
+    await startSimChild([
       '--nodes',
       String(NODES),
       '--time-scale',
@@ -204,7 +132,6 @@ describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during a roll
       '--kubeconfig',
       kubeconfig,
     ]);
-    await until('the simulated cluster serves', () => sim.output().includes('Press Ctrl-C to stop.'), 30_000);
     await kubectl(['apply', '-f', '-'], daemonSet('busybox:1.36'));
     run = await startRun();
     await untilRolledOut('busybox:1.36', ROLLOUT_MS + RESTART_SLACK_MS + 5_000);
@@ -212,8 +139,7 @@ describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during a roll
 
   afterAll(() => {
     // The whole process tree of everything started, whatever the test left running.
-    for (const { pid } of started.splice(0)) killGroup(pid);
-    rmSync(dir, { recursive: true, force: true });
+    workspace.dispose();
   });
 
   it('finishes the rollout after a restart on the same state directory, at three seeded kill points', async () => {
@@ -223,10 +149,7 @@ describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during a roll
       // Somewhere inside the rollout, most of which is spent waiting out minReadySeconds.
       const killAfterMs = Math.round(500 + random() * (ROLLOUT_MS - 2_000));
       await new Promise((resolve) => setTimeout(resolve, killAfterMs));
-      const killed = run as Child;
-      killGroup(killed.pid);
-      await killed.exited;
-      await until('no process of the killed run is left', () => !groupAlive(killed.pid), 10_000);
+      await crash(run as Child);
       const midway = await rollout(image);
       run = await startRun();
       try {

@@ -20,10 +20,9 @@ import type { ManagedKind } from '../../kube/managed-kind.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { type ObjectEvent, RelayObjectCache } from '../cluster-view/facet-cache.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
-import { changesNodeGate, gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
+import { gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
 import { rolloutsWatchingNode } from '../filters/health-signals.ts';
-import { reachesStepAtOnce } from '../filters/rollout-completion.ts';
-import { freesRolloutSlot } from '../filters/rollout-slots.ts';
+import { type PodEventMarks, podEventMarks } from '../filters/pod-event-marks.ts';
 import type { StatusCoalescer } from '../filters/status-coalescer.ts';
 import type { RelayPublisher } from '../output/publisher.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from '../output/trigger.ts';
@@ -170,6 +169,9 @@ export class ResourceWatch<R extends WatchedResource> {
   }
 }
 
+/** The marks of an event that is not a forwarded pod event. */
+const UNMARKED: PodEventMarks = { gatesNode: false, rolloutSlot: false, settles: false, coalesced: false };
+
 /** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
 const isTriggering = (resource: WatchedResource): resource is TriggeringResource =>
   resource !== 'controllerrevisions';
@@ -196,30 +198,10 @@ function handle<R extends WatchedResource>(
   const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
   const at = now(options);
   const pod = options.resource === 'pods' ? (objectEvent.object as V1Pod) : undefined;
-  const gatesNode =
-    verdict.forward &&
-    pod !== undefined &&
-    changesNodeGate(options.context, objectEvent.type, verdict.changes, pod);
-  const rolloutSlot =
-    verdict.forward &&
-    pod !== undefined &&
-    freesRolloutSlot(options.context, objectEvent.type, verdict.changes, pod);
-  const settles =
-    verdict.forward &&
-    pod !== undefined &&
-    !rolloutSlot &&
-    reachesStepAtOnce(options.context, objectEvent.type, verdict.changes, pod);
-  // A gating, slot-freeing or settling change still takes its window (the router makes the same
-  // status refresh of it), but is never dropped: its node's gate decision, or its DaemonSet's next
-  // rollout step or finished status, must not wait for the window (filters/gate-changes.ts,
-  // filters/rollout-slots.ts, filters/rollout-completion.ts).
-  const coalesced =
-    verdict.forward &&
-    pod !== undefined &&
-    options.coalescer?.coalesces(objectEvent.type, verdict.changes, pod, at) === true &&
-    !gatesNode &&
-    !rolloutSlot &&
-    !settles;
+  const { gatesNode, rolloutSlot, settles, coalesced } =
+    verdict.forward && pod !== undefined
+      ? podEventMarks(options.context, options.coalescer, objectEvent.type, verdict.changes, pod, at)
+      : UNMARKED;
   if (!verdict.forward || coalesced) {
     options.stats[coalesced ? 'coalesced' : 'dropped']++;
     options.publisher.add(undefined, options.resource, event.resourceVersion);
@@ -227,13 +209,8 @@ function handle<R extends WatchedResource>(
   }
   options.stats.forwarded++;
   if (gatesNode) options.stats.gating = (options.stats.gating ?? 0) + 1;
-  const rollouts =
-    options.resource === 'nodes'
-      ? rolloutsWatchingNode(options.context, objectEvent.type, verdict.changes, objectEvent.object as V1Node)
-      : [];
   const detail = watchDetailOf(options.resource, objectEvent, verdict.changes, options.managedKind, {
-    ...hintsOf(options, objectEvent, at, gatesNode),
-    rollouts,
+    ...hintsOf(options, objectEvent, verdict.changes, at, gatesNode),
     gatesNode,
     rolloutSlot,
     settles,
@@ -245,12 +222,14 @@ function handle<R extends WatchedResource>(
 }
 
 /**
- * The relay's hints for a forwarded event: a node's (unless deleted), a pod's pair's, and for a pod
- * that gates its node also that node's, for the `node` message the router adds.
+ * The relay's hints for a forwarded event: a node's (unless deleted) with the safe rollouts its
+ * change may break (`filters/health-signals.ts`), a pod's pair's, and for a pod that gates its node
+ * also that node's, for the `node` message the router adds.
  */
 function hintsOf<R extends WatchedResource>(
   options: Readonly<ResourceWatchOptions<R>>,
   event: Readonly<ObjectEvent<WatchedObjects[R]>>,
+  changes: readonly string[],
   at: Date,
   gatesNode: boolean,
 ) {
@@ -259,8 +238,12 @@ function hintsOf<R extends WatchedResource>(
   if (options.resource === 'nodes') {
     // A forwarded node change can move a placement: node LISTs older than it are not planned on.
     context.noteNodeChange(event.resourceVersion);
-    const node = event.type === 'DELETED' ? undefined : context.hintsFor(event.object as V1Node, at);
-    return node ? { node } : {};
+    const object = event.object as V1Node;
+    const node = event.type === 'DELETED' ? undefined : context.hintsFor(object, at);
+    return {
+      ...(node ? { node } : {}),
+      rollouts: rolloutsWatchingNode(context, event.type, changes, object),
+    };
   }
   const nodesVersion = context.nodesVersion;
   if (options.resource === 'pods') {

@@ -1,0 +1,40 @@
+/**
+ * How a forwarded pod event is marked for the router: whether it can change its node's readiness
+ * gate (`gate-changes.ts`), free a slot of its DaemonSet's rolling update (`rollout-slots.ts`), or
+ * must reach its DaemonSet's step at once (`rollout-completion.ts`); and whether the status
+ * coalescer may drop it. A marked change still takes its status window (the router makes the same
+ * status refresh of it) but is never dropped: its node's gate decision, or its DaemonSet's next
+ * rollout step or finished status, must not wait for the window.
+ */
+import type { V1Pod } from '@kubernetes/client-node';
+import type { RelayNodeContext } from '../cluster-view/node-context.ts';
+import { changesNodeGate } from './gate-changes.ts';
+import { reachesStepAtOnce } from './rollout-completion.ts';
+import { freesRolloutSlot } from './rollout-slots.ts';
+import type { StatusCoalescer } from './status-coalescer.ts';
+
+/** The marks of one pod event. */
+export interface PodEventMarks {
+  readonly gatesNode: boolean;
+  readonly rolloutSlot: boolean;
+  readonly settles: boolean;
+  /** The coalescer drops it: a later change of its window brings the same step. */
+  readonly coalesced: boolean;
+}
+
+/** The marks of the forwarded pod event (`type`, with changed facets `changes`) of `pod` at `at`. */
+export function podEventMarks(
+  context: RelayNodeContext | undefined,
+  coalescer: StatusCoalescer | undefined,
+  type: 'ADDED' | 'MODIFIED' | 'DELETED',
+  changes: readonly string[],
+  pod: Readonly<V1Pod>,
+  at: Date,
+): PodEventMarks {
+  const gatesNode = changesNodeGate(context, type, changes, pod);
+  const rolloutSlot = freesRolloutSlot(context, type, changes, pod);
+  const settles = !rolloutSlot && reachesStepAtOnce(context, type, changes, pod);
+  const coalesced =
+    coalescer?.coalesces(type, changes, pod, at) === true && !gatesNode && !rolloutSlot && !settles;
+  return { gatesNode, rolloutSlot, settles, coalesced };
+}
