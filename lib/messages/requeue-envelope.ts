@@ -60,17 +60,19 @@ export function daemonSetRequeueSlot(
 }
 
 /**
- * The window, in seconds, of a safe rollout's timed steps (a health deadline passing, a health
- * window closing, a timed pause ending: docs/design.md, 30): short, since a halt decided a status
- * window late lets the rolling update go on meanwhile, and one id per window, since the pods of a
- * step reach their deadlines together.
+ * The window, in seconds, of the DaemonSet steps a safe rollout's health needs (docs/design.md, 30):
+ * its timers (a health deadline passing, a health window closing, a timed pause ending) and the
+ * relay's health signals (a pod of the rolled revision restarting or losing readiness, its node
+ * turning NotReady). Short, since a halt decided a status window late lets the rolling update go on
+ * meanwhile; one id per window (`rollout:<uid>:<window>`), since the canaries of a step break
+ * together, and one step for each of fifty signals would queue steps of every node for seconds.
  */
-export const ROLLOUT_TIMER_WINDOW_SECONDS = 0.25;
+export const ROLLOUT_WINDOW_SECONDS = 0.25;
 
 /**
  * When a DaemonSet step whose safe rollout asked to look again `afterSeconds` from `now` runs, and
  * its FIFO de-duplication id `rollout:<uid>:<window>`: at the end of the
- * {@link ROLLOUT_TIMER_WINDOW_SECONDS} window holding the wanted time.
+ * {@link ROLLOUT_WINDOW_SECONDS} window holding the wanted time.
  */
 export function rolloutTimerSlot(
   uid: string,
@@ -78,7 +80,7 @@ export function rolloutTimerSlot(
   now: Date,
 ): { afterSeconds: number; deduplicationId: string } {
   const wanted = now.getTime() + Math.max(0, afterSeconds) * 1000;
-  return requeueSlot('rollout', uid, wanted, ROLLOUT_TIMER_WINDOW_SECONDS, now);
+  return requeueSlot('rollout', uid, wanted, ROLLOUT_WINDOW_SECONDS, now);
 }
 
 /**

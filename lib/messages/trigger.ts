@@ -100,10 +100,16 @@ export const watchEventDetailSchema = z.object({
    * Pods: this event must reach the pod's DaemonSet step at once, so the router also sends its
    * `daemonset` step without waiting out the status window: it left every pod of the DaemonSet ready
    * while the DaemonSet's status still counts some not ready (docs/design.md, 12. The status-refresh
-   * window), or it may break a safe rollout's health rule (30. Rollouts that stop themselves).
-   * Absent (older relays, other senders) means false.
+   * window). Absent (older relays, other senders) means false.
    */
   settles: z.boolean().optional(),
+  /**
+   * Pods: the pod is of the revision its DaemonSet's safe rollout is rolling, and it restarted or
+   * lost its readiness, which may break a health rule, so the router also sends the DaemonSet's step
+   * at the end of the short rollout window rather than the status window (docs/design.md, 30.
+   * Rollouts that stop themselves). Absent (older relays, other senders) means false.
+   */
+  healthSignal: z.boolean().optional(),
   /**
    * Pods and DaemonSets: the resourceVersion of the newest node change that can move a placement the
    * relay had forwarded (or relisted) when it sent this trigger, passed on to the `daemonset`
@@ -137,9 +143,9 @@ export const watchEventDetailSchema = z.object({
   /**
    * Nodes: the node's Ready condition turned False or Unknown while these managed DaemonSets roll a
    * revision with health rules whose pod runs on it (`relay/filters/health-signals.ts`), so the
-   * router also sends each one's `daemonset` step at once, planned on a node LIST at least as new as
-   * this event: the step that sees the health rule broken halts the rollout (docs/design.md, 30.
-   * Rollouts that stop themselves). Absent (older relays, other senders, any other change): none.
+   * router also sends each one's `daemonset` step at the end of the short rollout window, listing
+   * the nodes afresh: the step that sees the health rule broken halts the rollout (docs/design.md,
+   * 30. Rollouts that stop themselves). Absent (older relays, other senders, any other change): none.
    */
   rollouts: z
     .array(z.object({ namespace: z.string().min(1), name: z.string().min(1), uid: z.string().min(1) }))

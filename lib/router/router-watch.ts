@@ -2,7 +2,7 @@
  * Router rules for relayed watch events (docs/design.md, 8. The router):
  * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints;
  *   one whose Ready turned False or Unknown under safe rollouts (`rollouts`) also each one's
- *   `daemonset` step at once, planned on a node LIST at least as new as the event.
+ *   `daemonset` step at the end of the short rollout window (`rolloutHealthWork`).
  * - DaemonSet event → a `daemonset` message; one that changed the DaemonSet's node readiness gate
  *   (`gateChange`) also a `node` message for every node (`router-gate-fan-out.ts`).
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a
@@ -16,7 +16,8 @@
  *   slot window, so the next old pods are deleted without waiting out the status window
  *   (docs/design.md, 12. The status-refresh window). One that left every pod of its DaemonSet ready
  *   (`settles`) also sends the `daemonset` step at once, so the status says so without waiting out
- *   the window.
+ *   the window; one that may break a safe rollout's health rule (`healthSignal`) at the end of the
+ *   short rollout window (`rolloutHealthWork`).
  * - Pod without a controller that the relay found matching a managed DaemonSet's selector
  *   (`adoptableBy`) → that DaemonSet's `pair` message for the pod's node, naming the pod: its step
  *   adopts the pod, and deletes it if it is extra.
@@ -25,6 +26,7 @@
  * - Pod controlled by something else → ignored.
  */
 import type { MessageCause } from '../messages/message-cause.ts';
+import { ROLLOUT_WINDOW_SECONDS } from '../messages/requeue-envelope.ts';
 import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
 import type { DaemonSetMessage, WorkMessage } from '../messages/work-message.ts';
 import type { RouterDeps } from './router-deps.ts';
@@ -61,12 +63,9 @@ export async function routeWatch(
   const base = common(deps, cause);
   switch (detail.kind) {
     case 'Node': {
-      // Rollouts this node turning NotReady may break: their steps at once, on a LIST this new.
-      const rollouts = (detail.rollouts ?? []).map(
-        (daemonSet): RoutedWork => ({
-          to: 'work',
-          message: { ...base, kind: 'daemonset', daemonSet, nodesVersion: detail.resourceVersion },
-        }),
+      // Rollouts this node turning NotReady may break: their steps within the rollout window.
+      const rollouts = (detail.rollouts ?? []).map((daemonSet) =>
+        rolloutHealthWork({ ...base, kind: 'daemonset', daemonSet }, deps.clock()),
       );
       return {
         work: [
@@ -148,6 +147,7 @@ async function routePod(
   if (slot !== undefined && !dueTogether(slot, refresh)) work.push(slot);
   // The status refresh stays for the window's later changes, which the relay coalesced behind this.
   if (detail.settles === true) work.push({ to: 'work', message: status });
+  if (detail.healthSignal === true) work.push(rolloutHealthWork(status, deps.clock()));
   return { work };
 }
 
@@ -165,6 +165,18 @@ async function routePod(
  */
 function rolloutSlotWork(status: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
   return windowEndStep(status, now, ROLLOUT_SLOT_WINDOW_MS, 'slot');
+}
+
+/**
+ * The DaemonSet step a signal that may break a safe rollout's health rule brings: at the end of the
+ * DaemonSet's {@link ROLLOUT_WINDOW_SECONDS} window holding `now`, with the id
+ * `rollout:<uid>:<window>` its rollout timers share, so the signals of the canaries that break
+ * together become one step, which runs after all of them. Without the node and pod versions: the
+ * step lists afresh, and sees every node that turned NotReady in the window.
+ */
+function rolloutHealthWork(step: Readonly<DaemonSetMessage>, now: Date): RoutedWork {
+  const { nodesVersion: _nodes, podsVersion: _pods, ...fresh } = step;
+  return windowEndStep(fresh, now, ROLLOUT_WINDOW_SECONDS * 1000, 'rollout');
 }
 
 /** True when `a` and `b` are delayed steps due at the same moment. */

@@ -1,10 +1,11 @@
 /**
  * How the router routes a pod without a controller: one the relay's orphan watch found for a
  * managed DaemonSet becomes that DaemonSet's pair on the pod's node, naming the pod; any other
- * becomes a step of every managed DaemonSet of its namespace. And a node turning NotReady under
- * safe rollouts: each rollout's step at once.
+ * becomes a step of every managed DaemonSet of its namespace. And the signals that may break a
+ * safe rollout: its step at the end of the short rollout window.
  */
 import { describe, expect, it } from 'vitest';
+import { daemonSetWindowStep } from '../../lib/messages/daemon-set-window.ts';
 import type { MessageCause } from '../../lib/messages/message-cause.ts';
 import type { WatchEventDetail } from '../../lib/messages/trigger.ts';
 import { routeWatch } from '../../lib/router/router-watch.ts';
@@ -86,8 +87,20 @@ describe('routeWatch: pods without a controller', () => {
   });
 });
 
-describe('routeWatch: a node turning NotReady under safe rollouts', () => {
-  it("sends the node's step and each named rollout's step at once, on a node LIST this new", async () => {
+describe('routeWatch: signals that may break a safe rollout', () => {
+  const base = { v: 1, cause, managedKind: 'apps/v1' };
+  const daemonSet = { namespace: 'agents', name: 'agent', uid: 'ds-uid' };
+  const now = new Date('2026-12-04T00:00:00Z');
+  const window = daemonSetWindowStep('rollout', 'ds-uid', now.getTime(), 250);
+  /** The rollout's step at the end of its 250 ms window, listing afresh (no node or pod version). */
+  const rolloutStep = {
+    to: 'delayed',
+    message: { ...base, kind: 'daemonset', daemonSet },
+    notBefore: new Date(window.endsAt),
+    deduplicationId: window.deduplicationId,
+  };
+
+  it("sends a node's step and, for a node turned NotReady, each named rollout's step in its window", async () => {
     const detail: WatchEventDetail = {
       v: 1,
       event: 'MODIFIED',
@@ -97,23 +110,30 @@ describe('routeWatch: a node turning NotReady under safe rollouts', () => {
       uid: 'node-uid',
       resourceVersion: '42',
       changes: ['ready'],
-      rollouts: [{ namespace: 'agents', name: 'agent', uid: 'ds-uid' }],
+      rollouts: [daemonSet],
     };
-    const routing = await routeWatch(deps([]), detail, ['ready'], cause);
-    const base = { v: 1, cause, managedKind: 'apps/v1' };
-    expect(routing).toEqual({
-      work: [
-        { to: 'work', message: { ...base, kind: 'node', node: { name: 'worker-1' } } },
-        {
-          to: 'work',
-          message: {
-            ...base,
-            kind: 'daemonset',
-            daemonSet: { namespace: 'agents', name: 'agent', uid: 'ds-uid' },
-            nodesVersion: '42',
-          },
-        },
-      ],
+    expect(await routeWatch(deps([]), detail, ['ready'], cause)).toEqual({
+      work: [{ to: 'work', message: { ...base, kind: 'node', node: { name: 'worker-1' } } }, rolloutStep],
     });
+  });
+
+  it("sends a health signal's DaemonSet step in the same window, whatever versions the trigger had", async () => {
+    const detail: WatchEventDetail = {
+      v: 1,
+      event: 'MODIFIED',
+      kind: 'Pod',
+      apiVersion: 'v1',
+      name: 'agent-x',
+      namespace: 'agents',
+      uid: 'pod-uid',
+      resourceVersion: '43',
+      nodeName: 'worker-1',
+      controller: { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'ds-uid' },
+      changes: ['restarts'],
+      nodesVersion: '40',
+      healthSignal: true,
+    };
+    const routing = await routeWatch(deps([]), detail, ['restarts'], cause);
+    expect('work' in routing && routing.work).toContainEqual(rolloutStep);
   });
 });

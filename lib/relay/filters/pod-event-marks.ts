@@ -1,15 +1,17 @@
 /**
  * How a forwarded pod event is marked for the router: whether it can change its node's readiness
- * gate (`gate-changes.ts`), free a slot of its DaemonSet's rolling update (`rollout-slots.ts`), or
- * must reach its DaemonSet's step at once (`rollout-completion.ts`); and whether the status
- * coalescer may drop it. A marked change still takes its status window (the router makes the same
- * status refresh of it) but is never dropped: its node's gate decision, or its DaemonSet's next
- * rollout step or finished status, must not wait for the window.
+ * gate (`gate-changes.ts`), free a slot of its DaemonSet's rolling update (`rollout-slots.ts`),
+ * leave every pod of its DaemonSet ready (`rollout-completion.ts`), or break a safe rollout's
+ * health rule (`health-signals.ts`); and whether the status coalescer may drop it. A marked change
+ * still takes its status window (the router makes the same status refresh of it) but is never
+ * dropped: its node's gate decision, or its DaemonSet's next rollout step, finished status or halt,
+ * must not wait for the window.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { changesNodeGate } from './gate-changes.ts';
-import { reachesStepAtOnce } from './rollout-completion.ts';
+import { mayBreakHealthRule } from './health-signals.ts';
+import { settlesDaemonSet } from './rollout-completion.ts';
 import { freesRolloutSlot } from './rollout-slots.ts';
 import type { StatusCoalescer } from './status-coalescer.ts';
 
@@ -18,6 +20,7 @@ export interface PodEventMarks {
   readonly gatesNode: boolean;
   readonly rolloutSlot: boolean;
   readonly settles: boolean;
+  readonly healthSignal: boolean;
   /** The coalescer drops it: a later change of its window brings the same step. */
   readonly coalesced: boolean;
 }
@@ -33,8 +36,9 @@ export function podEventMarks(
 ): PodEventMarks {
   const gatesNode = changesNodeGate(context, type, changes, pod);
   const rolloutSlot = freesRolloutSlot(context, type, changes, pod);
-  const settles = !rolloutSlot && reachesStepAtOnce(context, type, changes, pod);
-  const coalesced =
-    coalescer?.coalesces(type, changes, pod, at) === true && !gatesNode && !rolloutSlot && !settles;
-  return { gatesNode, rolloutSlot, settles, coalesced };
+  const settles = !rolloutSlot && settlesDaemonSet(context, type, changes, pod);
+  const healthSignal = mayBreakHealthRule(context, type, changes, pod);
+  const marked = gatesNode || rolloutSlot || settles || healthSignal;
+  const coalesced = coalescer?.coalesces(type, changes, pod, at) === true && !marked;
+  return { gatesNode, rolloutSlot, settles, healthSignal, coalesced };
 }

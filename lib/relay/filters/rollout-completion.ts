@@ -10,7 +10,6 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import { turnedReady } from '../cluster-view/decision-facets.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
-import { mayBreakHealthRule } from './health-signals.ts';
 
 /**
  * True when the pod event (`type`, with the relay's changed facets `changes`) of `pod` leaves every
@@ -30,18 +29,4 @@ export function settlesDaemonSet(
   if (owner === undefined || ds === undefined || context.unreadyPodsOf(owner) > 0) return false;
   const status = ds.status;
   return (status?.numberReady ?? 0) < (status?.desiredNumberScheduled ?? 0);
-}
-
-/**
- * True when the pod event must reach its DaemonSet's step at once, rather than after its status
- * window: it settles the DaemonSet ({@link settlesDaemonSet}), or it may break a safe rollout's
- * health rule (`filters/health-signals.ts`).
- */
-export function reachesStepAtOnce(
-  context: RelayNodeContext | undefined,
-  type: 'ADDED' | 'MODIFIED' | 'DELETED',
-  changes: readonly string[],
-  pod: Readonly<V1Pod>,
-): boolean {
-  return settlesDaemonSet(context, type, changes, pod) || mayBreakHealthRule(context, type, changes, pod);
 }

@@ -44,6 +44,7 @@ function podFields(pod: Readonly<V1Pod>): Pick<WatchEventDetail, 'controller' | 
  * when the pod gates it); `gatesNode` marks a pod event that can change its node's readiness gate,
  * `rolloutSlot` one that can free a slot of its DaemonSet's rolling update (`filters/rollout-slots.ts`),
  * `settles` one that leaves every pod of its DaemonSet ready (`filters/rollout-completion.ts`),
+ * `healthSignal` one that may break its DaemonSet's safe rollout (`filters/health-signals.ts`),
  * `gateChange` a DaemonSet event that changed the DaemonSet's gate (`filters/gate-changes.ts`),
  * `adoptableBy` an orphan pod the DaemonSet named could adopt (`watches/orphan-watches.ts`),
  * `rollouts` the DaemonSets whose safe rollout a node turning NotReady may break
@@ -60,6 +61,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     readonly gatesNode?: boolean;
     readonly rolloutSlot?: boolean;
     readonly settles?: boolean;
+    readonly healthSignal?: boolean;
     readonly gateChange?: GateChange | undefined;
     readonly nodesVersion?: string | undefined;
     readonly adoptableBy?: { readonly name: string; readonly uid: string };
@@ -86,6 +88,7 @@ export function watchDetailOf<R extends TriggeringResource>(
     ...(hints.gatesNode === true ? { gatesNode: true } : {}),
     ...(hints.rolloutSlot === true ? { rolloutSlot: true } : {}),
     ...(hints.settles === true ? { settles: true } : {}),
+    ...(hints.healthSignal === true ? { healthSignal: true } : {}),
     ...(hints.gateChange ? { gateChange: { keys: [...hints.gateChange.keys] } } : {}),
     ...(hints.node ? { hints: hints.node } : {}),
     ...(hints.pair ? { pairHints: hints.pair } : {}),

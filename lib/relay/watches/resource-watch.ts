@@ -170,7 +170,13 @@ export class ResourceWatch<R extends WatchedResource> {
 }
 
 /** The marks of an event that is not a forwarded pod event. */
-const UNMARKED: PodEventMarks = { gatesNode: false, rolloutSlot: false, settles: false, coalesced: false };
+const UNMARKED: PodEventMarks = {
+  gatesNode: false,
+  rolloutSlot: false,
+  settles: false,
+  healthSignal: false,
+  coalesced: false,
+};
 
 /** True when changes of `resource` become triggers (see {@link TriggeringResource}). */
 const isTriggering = (resource: WatchedResource): resource is TriggeringResource =>
@@ -198,7 +204,7 @@ function handle<R extends WatchedResource>(
   const verdict = cache.observe(objectEvent as ObjectEvent<WatchedObjects[TriggeringResource]>);
   const at = now(options);
   const pod = options.resource === 'pods' ? (objectEvent.object as V1Pod) : undefined;
-  const { gatesNode, rolloutSlot, settles, coalesced } =
+  const { gatesNode, rolloutSlot, settles, healthSignal, coalesced } =
     verdict.forward && pod !== undefined
       ? podEventMarks(options.context, options.coalescer, objectEvent.type, verdict.changes, pod, at)
       : UNMARKED;
@@ -214,6 +220,7 @@ function handle<R extends WatchedResource>(
     gatesNode,
     rolloutSlot,
     settles,
+    healthSignal,
     gateChange,
   });
   // A gate waits for this one: no lingering for company (docs/design.md, 26. Node readiness gates).
