@@ -188,6 +188,11 @@ function track(startedAt: number, initialRevision: string) {
   const restartsPassedAt = new Map<string, number>();
   const notReadyAt = new Map<string, number>();
   const oldDeletedAt = new Map<string, number>();
+  /** Per node: its last pod of the new revision gone (DELETED); then, if it was broken, schedulable again. */
+  const badGoneAt = new Map<string, number>();
+  const recoveredAt = new Map<string, number>();
+  /** Per node: its first pod of the good revision created after the halt. */
+  const goodBackAt = new Map<string, number>();
   /** uid → node of live pods (not yet DELETED) of the new revision; of them, the available ones. */
   const liveNew = new Map<string, string>();
   const availableNew = new Map<string, string>();
@@ -233,6 +238,8 @@ function track(startedAt: number, initialRevision: string) {
       if (node === undefined) return;
       const gone = event.type === 'DELETED';
       const image = imageOf(pod);
+      if (at.halt !== undefined && event.type === 'ADDED' && image === GOOD_IMAGE && !goodBackAt.has(node))
+        goodBackAt.set(node, now);
       if (at.halt !== undefined && (event.type === 'ADDED' || gone)) {
         const fresh = image === NEW_IMAGE ? 'newCreated' : 'goodCreated';
         const removed = image === NEW_IMAGE ? 'newRemoved' : 'goodRemoved';
@@ -241,6 +248,7 @@ function track(startedAt: number, initialRevision: string) {
       if (image === NEW_IMAGE) {
         if (gone || pod.metadata?.deletionTimestamp) at.firstBadDeleted ??= now;
         if (gone) {
+          badGoneAt.set(node, now);
           liveNew.delete(uid);
           availableNew.delete(uid);
         } else {
@@ -271,6 +279,10 @@ function track(startedAt: number, initialRevision: string) {
       const was = readyOf(event.oldObject as V1Node | undefined);
       const is = readyOf(event.object as unknown as V1Node);
       if (was === 'True' && is !== 'True' && !notReadyAt.has(name)) notReadyAt.set(name, now);
+      // A broken node takes a daemon pod again once Ready and without the not-ready taint.
+      const taints = (event.object as unknown as V1Node).spec?.taints ?? [];
+      const schedulable = is === 'True' && !taints.some((t) => t.key === 'node.kubernetes.io/not-ready');
+      if (schedulable && badGoneAt.has(name) && !recoveredAt.has(name)) recoveredAt.set(name, now);
       return;
     }
     if (event.key !== KIND_KEY || event.object.metadata.name !== 'agent') return;
@@ -310,6 +322,9 @@ function track(startedAt: number, initialRevision: string) {
     newCreatedAt,
     restartsPassedAt,
     notReadyAt,
+    badGoneAt,
+    recoveredAt,
+    goodBackAt,
     liveNew,
     availableNew,
     availableGood,
@@ -532,7 +547,11 @@ try {
       const reached = tracked.firstNewAt.size;
       const writes = need + reached;
       const writesFloor = writes / LIMIT_QPS;
-      const floor = Math.max(wavesFloor, writesFloor);
+      // The cluster's own part: a broken node takes a pod only once Ready and untainted again.
+      const lags = [...tracked.recoveredAt].map(([node, t]) => t - (tracked.badGoneAt.get(node) ?? t));
+      const recovery = lags.length === 0 ? 0 : Math.max(...lags) / 1000;
+      const recoveryFloor = lags.length === 0 ? 0 : recovery + POD_START_S + POD_READY_S;
+      const floor = Math.max(wavesFloor, writesFloor, recoveryFloor);
       figure(
         'halt -> every node on the good revision (s)',
         back.toFixed(1),
@@ -544,7 +563,19 @@ try {
           `  the revert's first deletion of a bad pod came ${((at.firstBadDeleted - at.halt) / 1000).toFixed(2)} s after the halt was written (the step that halts deletes, then writes its status)`,
         );
       console.log(
-        `  revertedAt written ${revertedRecordAt.toFixed(1)} s after the halt (${at.revertedRecord?.revertedAt}); floor ${floor.toFixed(1)} s: the larger of ${waves} waves of ${maxUnavailable} x ${CYCLE_S} s (stop ${GRACE_S} + start ${POD_START_S} + ready ${POD_READY_S}) for the ${need} nodes without an available good pod at the halt = ${wavesFloor.toFixed(1)} s and ${writes} writes (${reached} deletes, ${need} creates) / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(1)} s`,
+        `  revertedAt written ${revertedRecordAt.toFixed(1)} s after the halt (${at.revertedRecord?.revertedAt}); floor ${floor.toFixed(1)} s: the larger of ${waves} waves of ${maxUnavailable} x ${CYCLE_S} s (stop ${GRACE_S} + start ${POD_START_S} + ready ${POD_READY_S}) for the ${need} nodes without an available good pod at the halt = ${wavesFloor.toFixed(1)} s, ${writes} writes (${reached} deletes, ${need} creates) / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(1)} s, and for the ${lags.length} broken nodes the cluster's longest wait from a bad pod gone to its node Ready and untainted, ${recovery.toFixed(2)} s, + start ${POD_START_S} + ready ${POD_READY_S} = ${recoveryFloor.toFixed(1)} s`,
+      );
+      const spread = (values: number[]) =>
+        values.length === 0
+          ? '-'
+          : `median ${quantile(values, 0.5).toFixed(2)} s, p90 ${quantile(values, 0.9).toFixed(2)} s, max ${Math.max(...values).toFixed(2)} s`;
+      const since = (from: Map<string, number>, to: Map<string, number>) =>
+        [...to].flatMap(([node, t]) => {
+          const start = from.get(node);
+          return start === undefined ? [] : [(t - start) / 1000];
+        });
+      console.log(
+        `  per node put back: halt -> bad pod gone ${spread([...tracked.badGoneAt.values()].map((t) => (t - (at.halt ?? t)) / 1000))}; gone -> node schedulable ${spread(since(tracked.badGoneAt, tracked.recoveredAt))}; schedulable -> good pod created ${spread(since(tracked.recoveredAt, tracked.goodBackAt))}`,
       );
       const { newCreated, newRemoved, goodCreated, goodRemoved } = at.afterHalt;
       console.log(

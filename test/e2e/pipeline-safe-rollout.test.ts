@@ -1,7 +1,8 @@
 /**
  * Safe rollouts through the local pipeline, driven with kubectl, for both kinds: canary steps that
- * hold and advance, a pause until resumed, topology domains rolled in order, and a crash-looping
- * revision halted by the health rules with the nodes it reached no more than its step allowed.
+ * hold and advance, a pause until resumed, the plan of a running rollout, topology domains rolled in
+ * order, and a crash-looping revision halted by the health rules with the nodes it reached no more
+ * than its step allowed.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -145,6 +146,21 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
 
       const status = await plugin(['rollout', 'status', `${resource}/agent`, '--timeout=1s']);
       expect(status.stdout).toMatch(/step 2 of 4 \(pause until resumed\), zone a/);
+      // The plan of the running rollout, from where the pipeline holds it, changes nothing.
+      const before = (await get('agent')).metadata;
+      const plan = await plugin(['rollout', 'plan', `${resource}/agent`, '--pod-ready-seconds=2']);
+      expect(plan.code, plan.stderr).toBe(0);
+      const canaryNode = canary[0]?.spec?.nodeName ?? '';
+      const zoneA = NODES.filter((n) => zoneOf(n) === 'a' && n !== canaryNode);
+      const zoneB = NODES.filter((n) => zoneOf(n) === 'b');
+      expect(plan.stdout.split('\n').slice(1, 6)).toEqual([
+        `rollout Paused at step 2 of 4, zone a: 1 of 7 nodes run revision ${revision}; the rest would go as follows:`,
+        'step 2: pause until resumed (holds now)',
+        `step 3: 2 nodes (zone a): ${zoneA.join(', ')}`,
+        'step 4: pause 2s',
+        `then zone b: 4 nodes in 2 batches of ≤2: ${zoneB.join(', ')}`,
+      ]);
+      expect((await get('agent')).metadata).toEqual(before);
       const resumed = await plugin(['rollout', 'resume', `${resource}/agent`]);
       expect(resumed.stdout).toMatch(/agent resumed/);
       expect((await get('agent')).metadata.annotations?.['everynode.dev/rollout-resume']).toBe(

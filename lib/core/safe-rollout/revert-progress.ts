@@ -1,7 +1,7 @@
 /**
- * How a halted rollout that reverts stands: `Reverting` while a node that should run the daemon
- * does not run an available pod of the stable revision, `Halted` (with `revertedAt`) once every one
- * does; and the allowance of the rolling update towards the stable revision: every node, the failed
+ * How a halted rollout that reverts stands: `Reverting` while a node that should run the daemon, or
+ * a failed node, does not run an available pod of the stable revision, `Halted` (with
+ * `revertedAt`) once every one does; and the allowance of the rolling update towards the stable revision: every node, the failed
  * ones first, within maxUnavailable like any update (docs/design.md, 30).
  */
 
@@ -40,7 +40,11 @@ export function revertOutcome(
     ...back.filter((n) => !failedNames.has(n.view.name)),
   ].map((n) => n.view.name);
   const allowance = { halted: false, maxNewNodes: Number.POSITIVE_INFINITY, order };
-  if (!back.every((n) => n.available)) return { phase: 'Reverting', allowance, revision: stable };
+  // A failed node whose pod is gone while it is NotReady takes no daemon pod (its not-ready
+  // NoSchedule taint), so it is no node of the rollout now; it is not back until it runs one again.
+  const listed = new Set(back.map((n) => n.view.name));
+  const waiting = input.views.some((view) => failedNames.has(view.name) && !listed.has(view.name));
+  if (waiting || !back.every((n) => n.available)) return { phase: 'Reverting', allowance, revision: stable };
   const at = revertedAt ?? input.now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   if (revertedAt === undefined)
     events.push({

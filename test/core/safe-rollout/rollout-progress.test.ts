@@ -251,6 +251,42 @@ describe('safeRolloutProgress: health', () => {
   });
 });
 
+describe('safeRolloutProgress: revert', () => {
+  const reverting = {
+    steps: [{ nodes: 2 }],
+    health: { podReadySeconds: 60, maxFailedNodes: 0, onFailure: 'Revert' },
+  };
+  const halted: RolloutRecord = {
+    revision: HASH,
+    phase: 'Reverting',
+    step: 0,
+    updatedNodes: 1,
+    stableRevision: 'oldhash',
+    failedNodes: [{ node: 'n01', reason: 'NodeNotReady', message: 'broke', at: '2026-01-01T23:59:00Z' }],
+    haltedAt: '2026-01-01T23:59:01Z',
+    haltReason: 'TooManyFailedNodes',
+  };
+
+  it('is not reverted while a failed node, NotReady and without its pod, takes no daemon pod', () => {
+    const base = input(dsWith(reverting), ['going', ...all('old', 9)], halted);
+    const broken = base.views[0]?.node;
+    const tainted = {
+      ...broken,
+      spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] },
+      status: { conditions: [{ type: 'Ready', status: 'False' }] },
+    };
+    const pods = base.views.slice(1).flatMap((v) => v.pods);
+    const views = nodeViewsFor(base.ds, [tainted, ...nodes.slice(1)] as typeof nodes, pods);
+    const progress = safeRolloutProgress({ ...base, views });
+    expect(progress.record?.phase).toBe('Reverting');
+    expect(progress.record?.revertedAt).toBeUndefined();
+    // Ready again and running the stable revision: reverted.
+    const back = safeRolloutProgress(input(dsWith(reverting), all('old'), halted));
+    expect(back.record).toMatchObject({ phase: 'Halted', revertedAt: '2026-01-02T00:00:00Z' });
+    expect(back.events.map((e) => e.reason)).toEqual(['RolloutReverted']);
+  });
+});
+
 describe('planRollout within a safe rollout', () => {
   it('replaces only the nodes the allowance names, in its order, no more than it allows', () => {
     const ds = dsWith(zoned);
