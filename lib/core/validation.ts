@@ -9,6 +9,7 @@ import type { DaemonSet } from './daemon-set.ts';
 import { defaultDaemonSet } from './defaults.ts';
 import { extensionViolations } from './extensions.ts';
 import { type FieldViolation, invalid, nonNegative, required } from './field-violation.ts';
+import { inPlaceSettingViolations } from './in-place/in-place-setting.ts';
 import {
   isEmptyLabelSelector,
   labelSelectorMatches,
@@ -30,9 +31,9 @@ export type { FieldViolation, FieldViolationType } from './field-violation.ts';
  * template labels; template (what a pod create would refuse: labels, annotations, volumes,
  * containers with unique DNS-1123 names and images, tolerations; and restartPolicy Always, no
  * activeDeadlineSeconds); updateStrategy; minReadySeconds and revisionHistoryLimit ≥ 0;
- * extension fields and the node readiness gate (an invalid gate makes the DaemonSet invalid, so it
- * gets the invalid-spec condition and Warning event and taints no node); on update, an unchanged
- * selector, name and namespace.
+ * extension fields, the safe-rollout and in-place settings and the node readiness gate (an invalid
+ * gate makes the DaemonSet invalid, so it gets the invalid-spec condition and Warning event and
+ * taints no node); on update, an unchanged selector, name and namespace.
  */
 export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<DaemonSet>): FieldViolation[] {
   const defaulted = defaultDaemonSet(ds);
@@ -42,6 +43,7 @@ export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<Daemon
     ...extensionViolations(defaulted),
     ...nodeReadinessViolations(defaulted),
     ...safeRolloutViolations(defaulted),
+    ...inPlaceSettingViolations(defaulted),
     ...(old === undefined ? [] : updateViolations(defaulted, old)),
   ];
 }

@@ -40,6 +40,7 @@ describe('the everynode CRD manifest', () => {
     [['spec', 'updateStrategy', 'rollingUpdate', 'paused'], 'boolean'],
     [['spec', 'updateStrategy', 'rollingUpdate', 'selector'], 'object'],
     [['spec', 'updateStrategy', 'rollingUpdate', 'strict'], 'boolean'],
+    [['spec', 'updateStrategy', 'rollingUpdate', 'inPlace'], 'string'],
     [['spec', 'progressDeadlineSeconds'], 'integer'],
     [['spec', 'burstReplicas'], 'integer'],
     [['spec', 'nodeReadiness'], 'object'],
@@ -111,6 +112,33 @@ describe('the everynode CRD manifest', () => {
       'taintKey',
       'timeoutSeconds',
     ]);
+  });
+
+  it('declares inPlace as IfPossible or Never; the simulator keeps it and refuses another value', () => {
+    const schema = everynodeCrdVersion().schema?.openAPIV3Schema as Schema;
+    expect(at(schema, 'spec', 'updateStrategy', 'rollingUpdate', 'inPlace')?.enum).toEqual([
+      'IfPossible',
+      'Never',
+    ]);
+    const store = new ClusterStore();
+    const ds = (name: string, inPlace: string) => ({
+      apiVersion: 'everynode.dev/v1',
+      kind: 'DaemonSet',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, inPlace } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'main', image: 'busybox' }] },
+        },
+      },
+    });
+    const stored = store.create('everynode.dev/daemonsets', ds('kept', 'IfPossible'));
+    expect(stored.spec).toMatchObject({ updateStrategy: { rollingUpdate: { inPlace: 'IfPossible' } } });
+    expect(() => store.create('everynode.dev/daemonsets', ds('refused', 'Sometimes'))).toThrow(
+      'spec.updateStrategy.rollingUpdate.inPlace: Unsupported value: "Sometimes": supported values: "IfPossible", "Never"',
+    );
   });
 
   it('returns a fresh copy each time', () => {
