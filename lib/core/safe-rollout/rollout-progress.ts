@@ -103,8 +103,8 @@ interface StepOutcome {
  * Moves through the steps that are complete, and says what the one that holds allows. A nodes step
  * is complete once that many nodes run an available pod of the revision or are failed nodes the
  * health rules tolerate (a tolerated failure must not hold the rollout for ever), and, with health
- * rules, once every health window of its pods closed: a canary that breaks its node seconds after
- * it became ready halts the rollout before the next step touches a node.
+ * rules, once that many of them have their health windows closed: a canary that breaks its node
+ * seconds after it became ready halts the rollout before the next step touches a node.
  */
 function advanceSteps(
   input: Readonly<RolloutProgressInput>,
@@ -118,11 +118,19 @@ function advanceSteps(
   let step = start.step ?? 0;
   let startedAt = start.stepStartedAt ?? rfc3339(now);
   const available = nodes.filter((n) => n.available).length;
-  // The nodes that count towards a step, and whose health windows it waits for.
+  // The nodes that count towards a step, and when each one's health windows close.
   const counted = nodes.filter((n) => n.available || failed.has(n.view.name));
   const done = counted.length;
   const updated = nodes.filter((n) => n.updated).length;
-  const windows = settings.health && secondsUntilWindowsClose(counted, settings.health, now);
+  const health = settings.health;
+  const open = health
+    ? counted.flatMap((n) => secondsUntilWindowsClose([n], health, now) ?? []).sort((a, b) => a - b)
+    : [];
+  /** Seconds until `target` of the counted nodes have their windows closed (undefined: they have). */
+  const windowsOf = (target: number) => {
+    const closed = done - open.length;
+    return closed >= target ? undefined : open[target - closed - 1];
+  };
   const next = (message: string) => {
     events.push({ type: 'Normal', reason: 'RolloutStepComplete', message });
     step++;
@@ -134,6 +142,7 @@ function advanceSteps(
     if ('nodes' in current) {
       const target = Math.min(nodes.length, scaledValue(current.nodes, nodes.length, true) ?? nodes.length);
       if (done < target) return { step, stepStartedAt: startedAt, cap: target, paused: false };
+      const windows = windowsOf(target);
       if (windows !== undefined)
         return { step, stepStartedAt: startedAt, cap: target, paused: false, requeueAfterSeconds: windows };
       next(
