@@ -14,6 +14,7 @@ import {
   ROLLOUT_SELECTOR_ANNOTATION,
   STRICT_ANNOTATION,
 } from '../extensions.ts';
+import { IN_PLACE_ANNOTATION } from '../in-place/in-place-setting.ts';
 import {
   NODE_READINESS_ANNOTATION,
   NODE_READINESS_DRY_RUN_ANNOTATION,
@@ -49,6 +50,7 @@ const FIELD_ANNOTATIONS: readonly { readonly path: readonly string[]; readonly a
   { path: ['updateStrategy', 'rollingUpdate', 'steps'], annotation: ROLLOUT_STEPS_ANNOTATION },
   { path: ['updateStrategy', 'rollingUpdate', 'topologyKey'], annotation: ROLLOUT_TOPOLOGY_KEY_ANNOTATION },
   { path: ['updateStrategy', 'rollingUpdate', 'health'], annotation: ROLLOUT_HEALTH_ANNOTATION },
+  { path: ['updateStrategy', 'rollingUpdate', 'inPlace'], annotation: IN_PLACE_ANNOTATION },
 ];
 
 /** The spec fields only everynode.dev/v1 has, removed once their values are carried over. */

@@ -68,6 +68,7 @@ describe('targetManifest', () => {
             paused: true,
             selector: { matchLabels: { z: 'a' } },
             steps: [{ nodes: 1 }, { pause: {} }],
+            inPlace: 'IfPossible',
           },
         },
         progressDeadlineSeconds: 600,
@@ -86,9 +87,10 @@ describe('targetManifest', () => {
       'everynode.dev/progress-deadline-seconds': '600',
       'everynode.dev/node-readiness': 'Continuous',
       'everynode.dev/rollout-steps': '[{"nodes":1},{"pause":{}}]',
+      'everynode.dev/in-place': 'IfPossible',
       [MIGRATED_FROM_ANNOTATION]: '{"apiVersion":"everynode.dev/v1","uid":"u2"}',
     });
-    expect(changes).toHaveLength(6);
+    expect(changes).toHaveLength(7);
     expect(source.spec.progressDeadlineSeconds).toBe(600);
   });
 
