@@ -38,7 +38,8 @@ import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
 import { restartsOf } from '../../lib/core/safe-rollout/rollout-health.ts';
 import { type RolloutRecord, rolloutRecordOf } from '../../lib/core/safe-rollout/rollout-record.ts';
-import { daemonSetWindow, STATUS_WINDOW_SECONDS } from '../../lib/messages/daemon-set-window.ts';
+import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
+import { ROLLOUT_WINDOW_SECONDS } from '../../lib/messages/requeue-envelope.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import type { BadRolloutWorkerData } from './bad-rollout-worker.ts';
 import {
@@ -524,7 +525,7 @@ try {
     // the rest is the step itself and its status write. A restart or a pod turning unready (its node
     // NotReady) reaches the step at once (lib/relay/filters/health-signals.ts).
     const uid = stored().metadata?.uid ?? '';
-    const windowMs = STATUS_WINDOW_SECONDS * 1000;
+    const windowMs = ROLLOUT_WINDOW_SECONDS * 1000;
     const timed = failed.flatMap((f) => {
       const signal = f.reason === 'PodNotAvailable' ? signalOf(f) : undefined;
       return signal === undefined ? [] : [signal];
@@ -534,7 +535,7 @@ try {
       const waits = timed.map((signal) => (windowEnd(signal) - signal) / 1000);
       const after = timed.map((signal) => ((at.halt ?? 0) - windowEnd(signal)) / 1000);
       console.log(
-        `  PodNotAvailable signals -> end of the DaemonSet's ${STATUS_WINDOW_SECONDS} s status window holding them: p50 ${quantile(waits, 0.5).toFixed(2)} s, max ${Math.max(...waits).toFixed(2)} s; that window's end -> halt written: p50 ${quantile(after, 0.5).toFixed(2)} s, max ${Math.max(...after).toFixed(2)} s`,
+        `  PodNotAvailable signals -> end of the DaemonSet's ${ROLLOUT_WINDOW_SECONDS} s rollout window holding them: p50 ${quantile(waits, 0.5).toFixed(2)} s, max ${Math.max(...waits).toFixed(2)} s; that window's end -> halt written: p50 ${quantile(after, 0.5).toFixed(2)} s, max ${Math.max(...after).toFixed(2)} s`,
       );
     }
     figure('nodes outside the first zone touched', String(outside), '0', outside === 0);
