@@ -13,6 +13,7 @@ import type {
   V1Taint,
 } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import type { JsonPatchOperation } from '../core/in-place/in-place-patch.ts';
 import type { ManagedKind } from './managed-kind.ts';
 
 /** How fresh a read must be. */
@@ -189,6 +190,24 @@ export interface KubePort {
    * `resourceVersion`; ConflictError otherwise. Returns the patched pod.
    */
   patchPodOwnerReferences(patch: OwnerReferencesPatch): Promise<V1Pod>;
+  /**
+   * Applies the JSON patch `operations` (RFC 6902) to the pod; returns the pod as stored. Its `test`
+   * operations are its guard: one that fails, or a path the pod lacks, is an InvalidError naming
+   * no field (`isPatchNotApplied`), as is nothing else; a change the API server refuses is an
+   * InvalidError naming its fields. NotFoundError when the pod is gone.
+   */
+  jsonPatchPod(namespace: string, name: string, operations: readonly JsonPatchOperation[]): Promise<V1Pod>;
+  /**
+   * Applies the JSON patch `operations` to the pod through its `resize` subresource, which takes
+   * only the containers' resources (and resizePolicy); returns the pod as stored. Errors as
+   * {@link jsonPatchPod}'s; a resize pods/resize refuses (a QoS class change, a resource removed) is
+   * an InvalidError naming its fields.
+   */
+  jsonPatchPodResize(
+    namespace: string,
+    name: string,
+    operations: readonly JsonPatchOperation[],
+  ): Promise<V1Pod>;
 
   /** ControllerRevisions in `namespace`, or in every namespace when it is undefined. */
   listControllerRevisions(

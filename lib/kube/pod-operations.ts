@@ -3,6 +3,7 @@
  */
 import type { Configuration, V1Node, V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
+import type { JsonPatchOperation } from '../core/in-place/in-place-patch.ts';
 import {
   kubeCall,
   kubeGet,
@@ -16,7 +17,14 @@ import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
 
 type PodAndNodeMethods = Pick<
   KubePort,
-  'getNode' | 'listNodes' | 'listPods' | 'createPod' | 'deletePod' | 'patchPodOwnerReferences'
+  | 'getNode'
+  | 'listNodes'
+  | 'listPods'
+  | 'createPod'
+  | 'deletePod'
+  | 'patchPodOwnerReferences'
+  | 'jsonPatchPod'
+  | 'jsonPatchPodResize'
 >;
 
 function nodeOf(pod: Readonly<V1Pod>): string {
@@ -25,9 +33,35 @@ function nodeOf(pod: Readonly<V1Pod>): string {
   return pod.spec?.nodeName ?? term?.matchFields?.[0]?.values?.[0] ?? '(unpinned)';
 }
 
+/** Sends the JSON patch `operations` to the pod, or to its `subresource`; resolves to the pod as stored. */
+async function sendJsonPatch(
+  configuration: Configuration,
+  target: Readonly<{ namespace: string; name: string; subresource?: 'resize' }>,
+  operations: readonly JsonPatchOperation[],
+): Promise<V1Pod> {
+  const { namespace, name, subresource } = target;
+  const what = subresource === undefined ? 'patching pod' : `patching the ${subresource} of pod`;
+  const sub = subresource === undefined ? '' : `/${subresource}`;
+  const pod = await kubeCall(
+    `${what} ${namespace}/${name} (${operations.length} JSON patch operations)`,
+    () =>
+      sendKubeRequest<V1Pod>(configuration, {
+        method: 'PATCH',
+        path: `${apiPath('/api/v1/namespaces/{namespace}/pods/{name}', { namespace, name })}${sub}`,
+        body: { value: operations, type: 'any', contentType: PatchStrategy.JsonPatch },
+        answer: { type: 'V1Pod' },
+      }),
+  );
+  return withKind(pod, 'v1', 'Pod');
+}
+
 /** The pod and node methods of the port, sending through `configuration`. */
 export function podOperations(configuration: Configuration): PodAndNodeMethods {
   return {
+    jsonPatchPod: (namespace, name, operations) =>
+      sendJsonPatch(configuration, { namespace, name }, operations),
+    jsonPatchPodResize: (namespace, name, operations) =>
+      sendJsonPatch(configuration, { namespace, name, subresource: 'resize' }, operations),
     async getNode(name, options) {
       // resourceVersion=0 (watch cache) only when the caller said a stale node is safe.
       const node = await kubeGet(`reading node ${name}`, () =>

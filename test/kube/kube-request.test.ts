@@ -66,6 +66,10 @@ const list = { _continue: 'c1', fieldSelector: 'f=1', labelSelector: 'l=1', limi
 const listOptions = { continue: 'c1', fieldSelector: 'f=1', labelSelector: 'l=1', limit: 5 };
 const notOlder = { ...list, resourceVersion: '42', resourceVersionMatch: 'NotOlderThan' };
 const listAnswer = { items: [], metadata: { resourceVersion: '9' } };
+const jsonPatch = [
+  { op: 'test', path: '/metadata/uid', value: 'u1' },
+  { op: 'replace', path: '/spec/containers/0/image', value: 'busybox:1.37' },
+] as const;
 const everynode = { group: 'everynode.dev', version: 'v1', plural: 'daemonsets' };
 const owner = { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'ds', uid: 'ds-uid', controller: true };
 const revision = {
@@ -174,6 +178,28 @@ const cases: Case[] = [
         },
         callOptions({ headers: { 'Content-Type': 'application/merge-patch+json' } }),
       ),
+  },
+  {
+    name: 'a pod JSON-patched',
+    answer: aPod('p1'),
+    port: (p) => p.jsonPatchPod('ns', 'p1', jsonPatch),
+    generated: (c) =>
+      c.core.patchNamespacedPod(
+        { namespace: 'ns', name: 'p1', body: jsonPatch },
+        callOptions({ headers: { 'Content-Type': 'application/json-patch+json' } }),
+      ),
+    same: true,
+  },
+  {
+    name: "a pod's resize JSON-patched",
+    answer: aPod('p1'),
+    port: (p) => p.jsonPatchPodResize('ns', 'p1', jsonPatch),
+    generated: (c) =>
+      c.core.patchNamespacedPodResize(
+        { namespace: 'ns', name: 'p1', body: jsonPatch },
+        callOptions({ headers: { 'Content-Type': 'application/json-patch+json' } }),
+      ),
+    same: true,
   },
   {
     name: 'the kube-system namespace',

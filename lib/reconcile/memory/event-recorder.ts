@@ -40,6 +40,10 @@ export const EventReason = {
   RolloutRetried: 'RolloutRetried',
   /** everynode: a halted rollout put its updated nodes back on the stable revision. */
   RolloutReverted: 'RolloutReverted',
+  /** everynode: a pod took a new revision's images (and labels) in place, without being recreated. */
+  UpdatedInPlace: 'UpdatedInPlace',
+  /** everynode: a pod's containers were resized in place to a new revision's resources. */
+  Resized: 'Resized',
 } as const;
 
 /** An event reason. */
