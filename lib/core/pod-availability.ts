@@ -4,6 +4,7 @@
  * (podByCreationTimestampAndPhase).
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { pendingInPlaceUpdate } from './in-place/in-place-state.ts';
 
 /**
  * Milliseconds since the epoch of a Kubernetes timestamp, which is a `Date` when it came through the
@@ -19,9 +20,13 @@ export function timestampMillis(value: unknown): number | undefined {
   return undefined;
 }
 
-/** True when the pod's `Ready` condition is `True` (upstream podutil.IsPodReady). */
+/**
+ * True when the pod's `Ready` condition is `True` (upstream podutil.IsPodReady) and no in-place
+ * update of it is pending (`in-place/in-place-state.ts`: the Ready condition lags the patch).
+ */
 export function isPodReady(pod: Readonly<V1Pod>): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return ready && pendingInPlaceUpdate(pod) === undefined;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   POD_TEMPLATE_GENERATION_LABEL,
 } from '../daemon-set.ts';
 import type { ImagesChange, MapChange, ResourcesChange } from './in-place-change.ts';
+import { IN_PLACE_STATE_ANNOTATION, imagesState, resizeState } from './in-place-state.ts';
 import { RESIZABLE_RESOURCES } from './resize-rules.ts';
 
 /** One operation of a JSON patch. */
@@ -75,8 +76,9 @@ function indexes(pod: Readonly<V1Pod>, names: readonly string[]): number[] | und
 /**
  * The JSON patch of the pod (PATCH pods/NAME) that takes it to the new revision: for an `images`
  * change the images (`test` of each container's name, `replace` of its image), and for both kinds
- * the template's label and annotation changes and the revision labels (`controller-revision-hash`
- * set to `revisionHash`, and `pod-template-generation` when `templateGeneration` is given), guarded
+ * the template's label and annotation changes, the revision labels (`controller-revision-hash`
+ * set to `revisionHash`, and `pod-template-generation` when `templateGeneration` is given) and the
+ * update's pending state (`in-place-state.ts`: containers to restart, or the resize), guarded
  * by the pod's uid and current revision label. A `resources` change sends it after its resize, so
  * the revision label moves only once the resources did. Undefined when the pod lacks a container of
  * the change: recreate it.
@@ -96,6 +98,24 @@ export function inPlaceUpdatePatch(
   const revision: Record<string, string> = { [CONTROLLER_REVISION_HASH_LABEL]: revisionHash };
   if (templateGeneration !== undefined) revision[POD_TEMPLATE_GENERATION_LABEL] = templateGeneration;
   const labels = { set: { ...change.labels.set, ...revision }, remove: change.labels.remove };
+  // What the update leaves pending, so the pod counts as not ready until it settles (in-place-state.ts).
+  const state =
+    change.type === 'resources'
+      ? resizeState(revisionHash)
+      : images.length > 0
+        ? imagesState(
+            pod,
+            images.map((c) => c.name),
+            revisionHash,
+          )
+        : undefined;
+  const annotations = {
+    set: {
+      ...change.annotations.set,
+      ...(state ? { [IN_PLACE_STATE_ANNOTATION]: JSON.stringify(state) } : {}),
+    },
+    remove: change.annotations.remove,
+  };
   return [
     ...guards(pod),
     ...images.flatMap(({ name, image }, i): JsonPatchOperation[] => [
@@ -103,7 +123,7 @@ export function inPlaceUpdatePatch(
       { op: 'replace', path: `/spec/containers/${at[i]}/image`, value: image },
     ]),
     ...mapOperations(pod.metadata?.labels, '/metadata/labels', labels, CONTROLLER_LABELS),
-    ...mapOperations(pod.metadata?.annotations, '/metadata/annotations', change.annotations),
+    ...mapOperations(pod.metadata?.annotations, '/metadata/annotations', annotations),
   ];
 }
 

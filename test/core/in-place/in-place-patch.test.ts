@@ -44,7 +44,11 @@ describe('inPlaceUpdatePatch', () => {
     );
     expect(patched.spec?.containers.map((c) => c.image)).toEqual(['sidecar:1', 'agent:2']);
     expect(patched.metadata?.labels).toEqual({ ...pod.metadata?.labels, 'controller-revision-hash': 'new2' });
-    expect(patched.metadata?.annotations).toEqual(pod.metadata?.annotations);
+    // What the update leaves pending: the container's ID before it, so it counts unready until restarted.
+    expect(patched.metadata?.annotations).toEqual({
+      ...pod.metadata?.annotations,
+      'everynode.dev/in-place-update': '{"revision":"new2","containers":{"agent":""}}',
+    });
   });
 
   it('takes the template labels and annotations across, keeping the ones the controller added', () => {
