@@ -90,10 +90,16 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['patch'],
     },
     {
-      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, effects/claim-pods.ts), watched from a kept LIST's version to catch it up (daemon-set-step/catch-up-pods.ts), created and deleted with preconditions (effects/action-executor.ts), patched to adopt or release them (effects/claim-pods.ts, also from pair-step/adopt-orphan.ts).",
+      why: "Daemon pods: listed by selector and node (daemon-set-step/daemon-set-step.ts, effects/claim-pods.ts), watched from a kept LIST's version to catch it up (daemon-set-step/catch-up-pods.ts), created and deleted with preconditions (effects/action-executor.ts), patched to adopt or release them (effects/claim-pods.ts, also from pair-step/adopt-orphan.ts) and to update them in place (effects/in-place-update.ts).",
       apiGroups: [''],
       resources: ['pods'],
       verbs: ['list', 'watch', 'create', 'delete', 'patch'],
+    },
+    {
+      why: 'effects/in-place-update.ts resizes a daemon pod in place (daemon-set-step/in-place-rollout.ts, inPlace: IfPossible) with a guarded JSON patch of the resize subresource.',
+      apiGroups: [''],
+      resources: ['pods/resize'],
+      verbs: ['patch'],
     },
     {
       why: 'memory/event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',

@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
-import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
+import {
+  kubectlBinary,
+  type PipelineWorld,
+  setDaemonSetImage,
+  startPipelineWorld,
+} from '../support/pipeline-harness.ts';
 
 const NAMESPACE = 'rollout';
 /** Generated nodes, all alike: the first three in zone a, the next four in zone b. */
@@ -80,16 +85,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
     const onImage = async (name: string, image: string) =>
       (await pods(name)).filter((p) => p.spec?.containers[0]?.image === image);
     const setImage = (name: string, image: string) =>
-      world.kubectl([
-        'patch',
-        resource,
-        name,
-        '-n',
-        NAMESPACE,
-        '--type=json',
-        '-p',
-        JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }]),
-      ]);
+      setDaemonSetImage(world, resource, NAMESPACE, name, image);
 
     /** `kubectl everynode ARGS` as kubectl runs the plugin: its exit code and output. */
     const plugin = (args: readonly string[]) =>

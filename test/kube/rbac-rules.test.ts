@@ -170,6 +170,12 @@ function routerAndReconcileCases(): Case[] {
       };
       return s.kube.reconcile.patchPodOwnerReferences({ ...meta(s, 'pAdopt'), ownerReferences: [ref] });
     }),
+    rec('resizes a daemon pod in place (in-place-update.ts)', '', 'pods/resize', 'patch', (s) => {
+      const pod = meta(s, 'pAdopt');
+      return s.kube.reconcile.jsonPatchPodResize(pod.namespace, pod.name, [
+        { op: 'test', path: '/metadata/uid', value: pod.uid },
+      ]);
+    }),
     rec('records an Event (event-recorder.ts)', '', 'events', 'create', (s) => {
       const { namespace, name, uid } = meta(s, 'ds');
       const involvedObject = { apiVersion: kind, kind: 'DaemonSet', namespace, name, uid };

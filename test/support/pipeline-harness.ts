@@ -225,3 +225,27 @@ export function runKubectl(
     if (stdin !== undefined) child.stdin?.end(stdin);
   });
 }
+
+/**
+ * `kubectl patch` of the first container's image of DaemonSet `resource/name` in `namespace`
+ * (a JSON patch: `kubectl set image` knows no everynode.dev/v1 DaemonSet).
+ */
+export function setDaemonSetImage(
+  world: Pick<PipelineWorld, 'kubectl'>,
+  resource: string,
+  namespace: string,
+  name: string,
+  image: string,
+): Promise<string> {
+  const patch = [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }];
+  return world.kubectl([
+    'patch',
+    resource,
+    name,
+    '-n',
+    namespace,
+    '--type=json',
+    '-p',
+    JSON.stringify(patch),
+  ]);
+}

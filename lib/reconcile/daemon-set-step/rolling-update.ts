@@ -4,7 +4,7 @@
  * within maxUnavailable, maxSurge, the partition, the rollout selector, pause and the strict budget),
  * executed on the listed state, and the views as they stand after its deletes.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
 import type { Action } from '../../core/action.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import type { NodeView } from '../../core/node-view.ts';
@@ -13,6 +13,7 @@ import type { RolloutAllowance } from '../../core/safe-rollout/rollout-types.ts'
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
 import { pairKey } from '../memory/expectations.ts';
+import { inPlaceInsteadOfDeletes } from './in-place-rollout.ts';
 
 /** What the rolling update works from: the step's views of the nodes and its pod LIST. */
 export interface RollingUpdateInput {
@@ -25,6 +26,8 @@ export interface RollingUpdateInput {
   readonly now: Date;
   /** The safe rollout's limits on this step, if the DaemonSet has one. */
   readonly allowance?: RolloutAllowance | undefined;
+  /** The DaemonSet's revisions: an in-place update reads the change between two of them. */
+  readonly revisions?: readonly V1ControllerRevision[];
 }
 
 /** What the rolling update did on this step. */
@@ -48,7 +51,15 @@ export async function rollingUpdate(
   input: Readonly<RollingUpdateInput>,
 ): Promise<RollingUpdateResult> {
   const { ds, views, currentHash, now, gateKeys, allowance } = input;
-  const actions = planRollout({ ds, nodes: views, currentHash, now, gateKeys, allowance });
+  const planned = planRollout({ ds, nodes: views, currentHash, now, gateKeys, allowance });
+  // Old pods the DaemonSet lets update in place are patched instead of deleted (in-place-rollout.ts).
+  const { actions } = await inPlaceInsteadOfDeletes(deps, {
+    ds,
+    actions: planned,
+    pods: input.pods,
+    revisions: input.revisions ?? [],
+    targetHash: currentHash,
+  });
   const uid = ds.metadata?.uid ?? '';
   const executed = await executeActions(deps, ds, actions, {
     pods: input.pods,

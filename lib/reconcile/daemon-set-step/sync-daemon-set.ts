@@ -143,6 +143,7 @@ export async function syncDaemonSet(
     gateKeys,
     now,
     allowance,
+    revisions: reads.revisions,
   });
   const skip = new Set([
     ...blocked,

@@ -15,7 +15,7 @@ function pod(options: {
   containerID?: string;
   containerReady?: boolean;
   state?: unknown;
-  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  conditions?: readonly { type: string; status: string; reason?: string; message?: string }[];
 }): V1Pod {
   const { hash = 'new', containerID = 'sim://b', containerReady = true, state } = options;
   return {

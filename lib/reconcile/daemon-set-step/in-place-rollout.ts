@@ -1,0 +1,84 @@
+/**
+ * The rolling update's deletes made in-place updates where the DaemonSet asks for them
+ * (`inPlace: IfPossible`, docs/design.md, 31. In-place updates): each old pod the plan would delete
+ * to replace it is updated in place instead when the change between its revision and the target
+ * revision allows (effects/in-place-update.ts), and deleted as planned otherwise. The plan's budget
+ * holds unchanged: an updated pod counts as not ready until its update settled
+ * (core/in-place/in-place-state.ts), as a deleted one counts as missing until its replacement is
+ * available. Only the no-surge plan's deletes qualify: with `maxSurge`, a new pod is created beside
+ * the old one first, which an in-place update cannot do, so the rollout surges and recreates.
+ */
+import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
+import type { Action, DeleteAction } from '../../core/action.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
+import { inPlaceModeOf } from '../../core/in-place/in-place-setting.ts';
+import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { updateInPlace } from '../effects/in-place-update.ts';
+
+/** What the in-place pass did. */
+export interface InPlacePass {
+  /** The plan's actions left to execute: the deletes not made in-place updates, and the rest. */
+  readonly actions: readonly Action[];
+  /** Pods updated or resized in place. */
+  readonly updated: number;
+  /** Deletes an in-place update could not replace, with their reasons (logged). */
+  readonly recreated: number;
+}
+
+/** What the pass works from. */
+export interface InPlaceRolloutInput {
+  readonly ds: Readonly<DaemonSet>;
+  readonly actions: readonly Action[];
+  readonly pods: readonly V1Pod[];
+  readonly revisions: readonly V1ControllerRevision[];
+  /** The revision the rollout aims at (the current one, or a revert's stable one): `ds`'s template. */
+  readonly targetHash: string;
+}
+
+/** True when `action` replaces an old pod for the rolling update (not a delete for the node's sake). */
+const replaces = (action: Action): action is DeleteAction =>
+  action.type === 'delete' && action.becauseOfNode !== true;
+
+/**
+ * The plan with its replacing deletes made in-place updates where possible (see the file's
+ * comment). A pod found stale is neither updated nor deleted: the next step reads it again.
+ */
+export async function inPlaceInsteadOfDeletes(
+  deps: ReconcileDeps,
+  input: Readonly<InPlaceRolloutInput>,
+): Promise<InPlacePass> {
+  const { ds, actions, pods, revisions, targetHash } = input;
+  if (inPlaceModeOf(ds) !== 'IfPossible' || ds.spec?.updateStrategy?.type === 'OnDelete')
+    return { actions, updated: 0, recreated: 0 };
+  const byHash = (hash: string | undefined) =>
+    revisions.find((r) => r.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash);
+  // The step that writes the target revision has not listed it: the DaemonSet's template is it.
+  const newRevision: V1ControllerRevision = byHash(targetHash) ?? {
+    metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: targetHash } },
+    data: { spec: { template: ds.spec?.template } },
+    revision: 0,
+  };
+  const kept: Action[] = [];
+  let updated = 0;
+  let recreated = 0;
+  for (const action of actions) {
+    const pod = replaces(action) ? pods.find((p) => p.metadata?.uid === action.uid) : undefined;
+    const oldRevision = byHash(pod?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]);
+    if (pod === undefined || oldRevision === undefined) {
+      kept.push(action);
+      continue;
+    }
+    const outcome = await updateInPlace(deps, { ds, pod, oldRevision, newRevision, newHash: targetHash });
+    if (outcome.type === 'updated' || outcome.type === 'resized') updated++;
+    else if (outcome.type === 'recreate') {
+      recreated++;
+      deps.ports.logger.info('recreating a daemon pod: its change cannot be made in place', {
+        pod: pod.metadata?.name,
+        node: (action as DeleteAction).node,
+        reason: outcome.reason,
+      });
+      kept.push(action);
+    }
+  }
+  return { actions: kept, updated, recreated };
+}
