@@ -25,7 +25,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
     let world: PipelineWorld;
     const resource = kind === 'apps/v1' ? 'ds' : 'eds';
 
-    function daemonSet(name: string, inPlace: 'IfPossible' | undefined) {
+    function daemonSet(name: string, inPlace: 'IfPossible' | undefined, resources?: object) {
       const rollingUpdate: Record<string, unknown> = { maxUnavailable: 1 };
       const annotations: Record<string, string> = {};
       if (inPlace && kind === 'everynode.dev/v1') rollingUpdate.inPlace = inPlace;
@@ -41,7 +41,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
             metadata: { labels: { app: name } },
             spec: {
               terminationGracePeriodSeconds: 1,
-              containers: [{ name: 'agent', image: 'busybox:1.36' }],
+              containers: [{ name: 'agent', image: 'busybox:1.36', ...(resources ? { resources } : {}) }],
             },
           },
         },
@@ -144,6 +144,51 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         status: { updatedNumberScheduled?: number; numberAvailable?: number };
       };
       expect(status.status).toMatchObject({ updatedNumberScheduled: NODES, numberAvailable: NODES });
+    }, 120_000);
+
+    it('resizes a memory-only change in place: no restart, the new resources in the status', async () => {
+      const memory = (mi: number) => ({ requests: { memory: `${mi}Mi` }, limits: { memory: `${mi}Mi` } });
+      await world.kubectl(['apply', '-f', '-'], daemonSet('sized', 'IfPossible', memory(64)));
+      await world.until(
+        'every sized pod runs',
+        async () => readyOn(await pods('sized'), 'busybox:1.36').length === NODES,
+      );
+      const before = byNode(await pods('sized'));
+      await world.kubectl([
+        'patch',
+        resource,
+        'sized',
+        '-n',
+        NAMESPACE,
+        '--type=json',
+        '-p',
+        JSON.stringify([
+          { op: 'replace', path: '/spec/template/spec/containers/0/resources', value: memory(96) },
+        ]),
+      ]);
+      const resized = (p: V1Pod) =>
+        ready(p) && p.status?.containerStatuses?.[0]?.resources?.limits?.memory === '96Mi';
+      await world.until(
+        'every pod runs with 96Mi',
+        async () => (await pods('sized')).filter(resized).length === NODES,
+        60_000,
+      );
+      for (const pod of await pods('sized')) {
+        expect(pod.metadata?.uid).toBe(before[pod.spec?.nodeName ?? '']?.metadata?.uid);
+        expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+        expect(pod.spec?.containers[0]?.resources?.requests?.memory).toBe('96Mi');
+      }
+      const events = await world.kubectl([
+        'get',
+        'events',
+        '-n',
+        NAMESPACE,
+        '--field-selector',
+        'reason=Resized',
+        '-o',
+        'name',
+      ]);
+      expect(events.trim().split('\n')).toHaveLength(NODES);
     }, 120_000);
 
     it('recreates the pods without inPlace, as before', async () => {
