@@ -8,6 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import {
+  eventNames,
   kubectlBinary,
   type PipelineWorld,
   setDaemonSetImage,
@@ -127,16 +128,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         expect(pod.status?.containerStatuses?.[0]?.image).toMatch(/busybox:1\.37$/);
       }
       expect(mostUnavailable).toBeLessThanOrEqual(1);
-      const events = await world.kubectl([
-        'get',
-        'events',
-        '-n',
-        NAMESPACE,
-        '--field-selector',
-        'reason=UpdatedInPlace',
-        '-o',
-        'name',
-      ]);
+      const events = await eventNames(world, NAMESPACE, 'UpdatedInPlace');
       expect(events.trim().split('\n')).toHaveLength(NODES);
       const status = JSON.parse(
         await world.kubectl(['get', resource, 'agent', '-n', NAMESPACE, '-o', 'json']),
@@ -178,16 +170,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
         expect(pod.spec?.containers[0]?.resources?.requests?.memory).toBe('96Mi');
       }
-      const events = await world.kubectl([
-        'get',
-        'events',
-        '-n',
-        NAMESPACE,
-        '--field-selector',
-        'reason=Resized',
-        '-o',
-        'name',
-      ]);
+      const events = await eventNames(world, NAMESPACE, 'Resized');
       expect(events.trim().split('\n')).toHaveLength(NODES);
     }, 120_000);
 

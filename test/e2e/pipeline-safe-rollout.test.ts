@@ -10,6 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import {
+  eventNames,
   kubectlBinary,
   type PipelineWorld,
   setDaemonSetImage,
@@ -210,16 +211,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       expect((await onImage('sensor', 'everynode.dev/sim:crashloop')).length).toBeLessThanOrEqual(2);
       expect((await onImage('sensor', 'busybox:1.36')).length).toBeGreaterThanOrEqual(5);
       expect((await rolloutOf('sensor')).phase).toBe('Halted');
-      const events = await world.kubectl([
-        'get',
-        'events',
-        '-n',
-        NAMESPACE,
-        '--field-selector',
-        'reason=RolloutHalted',
-        '-o',
-        'name',
-      ]);
+      const events = await eventNames(world, NAMESPACE, 'RolloutHalted');
       expect(events.trim()).not.toBe('');
       const status = await plugin(['rollout', 'status', `${resource}/sensor`, '--timeout=10s']);
       expect(status.code).toBe(1);
@@ -273,16 +265,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       expect(await onImage('cni', 'everynode.dev/sim:break-node')).toEqual([]);
       expect(await onImage('cni', 'busybox:1.36')).toHaveLength(7);
       expect((await rolloutOf('cni')).phase).toBe('Halted');
-      const reverted = await world.kubectl([
-        'get',
-        'events',
-        '-n',
-        NAMESPACE,
-        '--field-selector',
-        'reason=RolloutReverted',
-        '-o',
-        'name',
-      ]);
+      const reverted = await eventNames(world, NAMESPACE, 'RolloutReverted');
       expect(reverted.trim()).not.toBe('');
     }, 120_000);
 

@@ -249,3 +249,21 @@ export function setDaemonSetImage(
     JSON.stringify(patch),
   ]);
 }
+
+/** The names (`event/NAME`) of the Events of `reason` in `namespace`, one per line, as kubectl prints them. */
+export function eventNames(
+  world: Pick<PipelineWorld, 'kubectl'>,
+  namespace: string,
+  reason: string,
+): Promise<string> {
+  return world.kubectl([
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    `reason=${reason}`,
+    '-o',
+    'name',
+  ]);
+}
