@@ -67,6 +67,9 @@ describe('the pair step with an orphan', () => {
     await waitFor('the agent ready on o-extra', () => own().some(isReady));
     const [daemonPod] = own();
     const orphan = handMade('extra', 'o-extra');
+    // Started by the kubelet first: a pod whose status keeps changing while the step plans makes it
+    // give up with a retryable PairConflictError (the queue redelivers it), not the outcome tested.
+    await waitFor('the orphan ready on o-extra', () => isReady(stored('extra') ?? {}));
     const report = await reconcilePair(coldDeps(harness.deps), withOrphan('o-extra', orphan));
     expect([report.adopted, report.created, report.deleted]).toEqual([1, 0, 1]);
     const extra = stored('extra');
