@@ -62,7 +62,11 @@ export async function inPlaceInsteadOfDeletes(
   let updated = 0;
   let recreated = 0;
   for (const action of actions) {
-    const pod = replaces(action) ? pods.find((p) => p.metadata?.uid === action.uid) : undefined;
+    if (!replaces(action)) {
+      kept.push(action);
+      continue;
+    }
+    const pod = pods.find((p) => p.metadata?.uid === action.uid);
     const oldRevision = byHash(pod?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]);
     if (pod === undefined || oldRevision === undefined) {
       kept.push(action);
@@ -74,7 +78,7 @@ export async function inPlaceInsteadOfDeletes(
       recreated++;
       deps.ports.logger.info('recreating a daemon pod: its change cannot be made in place', {
         pod: pod.metadata?.name,
-        node: (action as DeleteAction).node,
+        node: action.node,
         reason: outcome.reason,
       });
       kept.push(action);
