@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]
- * [--cpu-profile FILE]`:
+ * [--in-place] [--cpu-profile FILE]`:
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
  * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
  * and done within 1.10 x its floor: the larger of (N / maxUnavailable waves x the pod-ready delay,
@@ -10,10 +10,16 @@
  * pipeline's thread (relay, router and reconcile together). Every 10 s it prints the progress, the
  * reconciler's requests per second and how busy the pipeline's thread was over those 10 s;
  * `--cpu-profile FILE` writes a CPU profile of that thread.
+ *
+ * `--in-place`: after that recreate rollout, the same cluster rolls a second new image in place
+ * (`everynode.dev/in-place: IfPossible`: one patch per node, the kubelet restarts the container)
+ * and then a resources-only change (one resize per node, nothing restarted), each printed beside
+ * the recreate: writes per node and the floor they imply, time against the floor, and the seconds
+ * each node went without an available pod (goal: in place p50 at most half the recreate's).
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
-import { targetNodeName } from '../../lib/core/daemon-pod.ts';
+import { IN_PLACE_ANNOTATION } from '../../lib/core/in-place/in-place-setting.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet } from '../support/builders.ts';
 import {
@@ -22,6 +28,7 @@ import {
   LIMIT_QPS,
   type PipelineWorkerData,
   populateDaemonSet,
+  quantile,
   reconcileRequests,
   requestBreakdown,
   startBenchCluster,
@@ -30,6 +37,7 @@ import {
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
 import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
+import { watchUnavailable } from './unavailable-watch.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +46,7 @@ const { values } = parseArgs({
     'pod-ready-seconds': { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
     'client-qps': { type: 'string', default: '100' },
+    'in-place': { type: 'boolean', default: false },
     /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
     'log-level': { type: 'string', default: 'SILENT' },
     'cpu-profile': { type: 'string' },
@@ -46,85 +55,85 @@ const { values } = parseArgs({
 const nodes = Number(values.nodes);
 const maxUnavailable = Number(values['max-unavailable']);
 const readySeconds = Number(values['pod-ready-seconds']);
-const V2 = 'busybox:1.37';
+const inPlace = values['in-place'];
+/** Simulated seconds the kubelet takes to apply a resize (its PodResizeInProgress). */
+const RESIZE_SECONDS = 1;
+const MEMORY = { before: '64Mi', after: '96Mi' };
 
 const cluster = await startBenchCluster(nodes, {
   podStartSeconds: 1,
   podReadySeconds: Math.max(0, readySeconds - 1),
+  podResizeSeconds: RESIZE_SECONDS,
 });
 const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
+const pods = () => cluster.sim.store.list('pods') as unknown as V1Pod[];
+const restarts = () =>
+  pods().reduce(
+    (sum, p) => sum + (p.status?.containerStatuses ?? []).reduce((s, c) => s + c.restartCount, 0),
+    0,
+  );
 
-/** Nodes without an available pod of the DaemonSet, kept up to date from the store's change feed. */
-function watchUnavailable(): { now: () => number; worst: () => number; stop: () => void } {
-  const availableOn = new Map<string, string>();
-  const perNode = new Map<string, number>();
-  let worst = 0;
-  const unavailable = () => nodes - perNode.size;
-  const stop = cluster.sim.store.subscribe((event) => {
-    if (event.key !== 'pods') return;
-    const pod = event.object as unknown as V1Pod;
-    const uid = pod.metadata?.uid ?? '';
-    const was = availableOn.get(uid);
-    const is = event.type !== 'DELETED' && isAvailablePod(pod) ? targetNodeName(pod) : undefined;
-    if (was === is) return;
-    if (was !== undefined) {
-      availableOn.delete(uid);
-      const left = (perNode.get(was) ?? 1) - 1;
-      if (left > 0) perNode.set(was, left);
-      else perNode.delete(was);
-    }
-    if (is !== undefined) {
-      availableOn.set(uid, is);
-      perNode.set(is, (perNode.get(is) ?? 0) + 1);
-    }
-    worst = Math.max(worst, unavailable());
-  });
-  for (const pod of cluster.sim.store.list('pods') as unknown as V1Pod[]) {
-    const node = isAvailablePod(pod) ? targetNodeName(pod) : undefined;
-    if (node === undefined) continue;
-    availableOn.set(pod.metadata?.uid ?? '', node);
-    perNode.set(node, (perNode.get(node) ?? 0) + 1);
-  }
-  return { now: unavailable, worst: () => worst, stop };
+/** One rollout to measure: how the DaemonSet changes, when a pod is done, and the floor it implies. */
+interface Variant {
+  readonly name: string;
+  readonly change: (ds: V1DaemonSet) => void;
+  readonly isNew: (pod: Readonly<V1Pod>) => boolean;
+  /** Writes per node the change needs at least. */
+  readonly writesPerNode: number;
+  /** Simulated seconds from a node's first write to its pod serving again. */
+  readonly waveSeconds: number;
 }
 
-try {
-  const strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } };
-  populateDaemonSet(
-    cluster.sim,
-    aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 }, updateStrategy: strategy }),
-  );
-  const available = () =>
-    (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(isAvailablePod).length;
-  await waitUntil('every pod available', () => available() === nodes, 10 * 60_000, 500);
-  await cluster.startPipeline({
-    reconcileConcurrency: Number(values.concurrency),
-    clientQps: Number(values['client-qps']),
-    logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
-    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'] } : {}),
-  });
-  await waitUntil(
-    'the status to be written',
-    () => stored().status?.numberAvailable === nodes,
-    10 * 60_000,
-    500,
-  );
-  const unavailable = watchUnavailable();
-  const phases = trackRolloutPhases(cluster.sim, (pod) => pod.spec?.containers[0]?.image === V2);
+interface Measured {
+  readonly variant: Variant;
+  readonly seconds: number;
+  readonly floor: number;
+  readonly worst: number;
+  readonly writes: number;
+  readonly gaps: number[];
+  readonly restarted: number;
+}
+
+const image = (tag: string): Variant => ({
+  name: inPlace && tag !== '1.37' ? 'in place (image)' : 'recreate (image)',
+  change: (ds) => {
+    const container = ds.spec?.template.spec?.containers[0];
+    if (container) container.image = `busybox:${tag}`;
+  },
+  isNew: (pod) => pod.spec?.containers[0]?.image === `busybox:${tag}`,
+  writesPerNode: inPlace && tag !== '1.37' ? 1 : 2,
+  waveSeconds: readySeconds,
+});
+
+const resize: Variant = {
+  name: 'in place (memory)',
+  change: (ds) => {
+    const container = ds.spec?.template.spec?.containers[0];
+    if (container) container.resources = { requests: { cpu: '10m', memory: MEMORY.after } };
+  },
+  isNew: (pod) =>
+    pod.spec?.containers[0]?.resources?.requests?.memory === MEMORY.after &&
+    pod.status?.containerStatuses?.[0]?.resources?.requests?.memory === MEMORY.after,
+  // The resize, then the revision label once the kubelet applied it.
+  writesPerNode: 2,
+  waveSeconds: RESIZE_SECONDS,
+};
+
+async function roll(variant: Variant): Promise<Measured> {
+  const unavailable = watchUnavailable(cluster.sim, nodes);
+  const phases = trackRolloutPhases(cluster.sim, variant.isNew);
   cluster.sim.counters.reset();
   cluster.pipelineHeap.reset();
+  const restartsBefore = restarts();
   const started = Date.now();
   const ds = stored();
-  const container = ds.spec?.template.spec?.containers[0];
-  if (container) container.image = V2;
+  variant.change(ds);
   cluster.sim.store.update('apps/daemonsets', ds as unknown as KubeObject);
-  const updated = () =>
-    (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(
-      (p) => isAvailablePod(p) && p.spec?.containers[0]?.image === V2,
-    ).length;
+  const updated = () => pods().filter((p) => isAvailablePod(p) && variant.isNew(p)).length;
   let lastReport = started;
   let lastRequests = 0;
   cluster.pipelineBusy();
+  console.log(`\n${variant.name}:`);
   await waitUntil(
     'the rollout to finish',
     () => {
@@ -152,31 +161,107 @@ try {
   unavailable.stop();
   phases.stop();
   const waves = Math.ceil(nodes / maxUnavailable);
-  const wavesFloor = waves * readySeconds;
-  const writesFloor = (2 * nodes) / LIMIT_QPS;
+  const wavesFloor = waves * variant.waveSeconds;
+  const writesFloor = (variant.writesPerNode * nodes) / LIMIT_QPS;
   const floor = Math.max(wavesFloor, writesFloor);
-  const goal = 1.1 * floor;
   console.log(
-    `\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${waves} waves), pod-ready delay ${readySeconds} s, reconciler limited to ${LIMIT_QPS} requests/s`,
+    `floor ${floor.toFixed(0)} s: the larger of ${waves} waves x ${variant.waveSeconds} s = ${wavesFloor.toFixed(0)} s and ${variant.writesPerNode * nodes} writes / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(0)} s`,
   );
-  figure(
-    'most nodes unavailable at once',
-    String(unavailable.worst()),
-    `<= ${maxUnavailable}`,
-    unavailable.worst() <= maxUnavailable,
-  );
-  figure('time to finish (s)', seconds.toFixed(1), `<= ${goal.toFixed(0)}`, seconds <= goal);
-  console.log(
-    `floor ${floor.toFixed(0)} s: the larger of ${waves} waves x ${readySeconds} s = ${wavesFloor.toFixed(0)} s and ${2 * nodes} writes / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(0)} s`,
-  );
-  figure('time / floor', (seconds / floor).toFixed(3), '<= 1.10', seconds <= goal);
-  console.log(`where a node's time went:\n${phases.report()}`);
+  if (variant.writesPerNode === 2 && variant !== resize) {
+    console.log(`where a node's time went:\n${phases.report()}`);
+  }
   await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
   const requests = reconcileRequests(cluster.sim);
   console.log(
     `requests ${requests} (${(requests / nodes).toFixed(2)} per node): ${requestBreakdown(cluster.sim)}`,
   );
   printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });
+  const writes = ['create', 'update', 'patch', 'delete'].reduce(
+    (sum, verb) => sum + reconcileRequests(cluster.sim, { verb, resource: 'pods' }),
+    0,
+  );
+  return {
+    variant,
+    seconds,
+    floor,
+    worst: unavailable.worst(),
+    writes,
+    gaps: unavailable.gapSeconds(),
+    restarted: restarts() - restartsBefore,
+  };
+}
+
+function report(m: Measured, recreate: Measured | undefined): void {
+  console.log(`\n${m.variant.name}:`);
+  figure(
+    'most nodes unavailable at once',
+    String(m.worst),
+    `<= ${maxUnavailable}`,
+    m.worst <= maxUnavailable,
+  );
+  const goal = 1.1 * m.floor;
+  figure('time to finish (s)', m.seconds.toFixed(1), `<= ${goal.toFixed(0)}`, m.seconds <= goal);
+  figure('time / floor', (m.seconds / m.floor).toFixed(3), '<= 1.10', m.seconds <= goal);
+  const perNode = m.writes / nodes;
+  figure(
+    'pod writes per node',
+    perNode.toFixed(2),
+    `${m.variant.writesPerNode}`,
+    perNode <= m.variant.writesPerNode * 1.05,
+  );
+  const p50 = m.gaps.length === 0 ? 0 : quantile(m.gaps, 0.5);
+  const gapText = `${p50.toFixed(2)} (p90 ${m.gaps.length === 0 ? '0.00' : quantile(m.gaps, 0.9).toFixed(2)}, ${m.gaps.length} nodes)`;
+  if (recreate && m !== recreate) {
+    const limit = 0.5 * quantile(recreate.gaps, 0.5);
+    figure("seconds a node's pod was unavailable, p50", gapText, `<= ${limit.toFixed(2)}`, p50 <= limit);
+  } else console.log(`${"seconds a node's pod was unavailable, p50".padEnd(44)} ${gapText}`);
+  const restartGoal = m.variant === resize ? 0 : m.variant.writesPerNode === 1 ? nodes : 0;
+  figure('containers restarted', String(m.restarted), String(restartGoal), m.restarted === restartGoal);
+}
+
+try {
+  const strategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } };
+  const container = {
+    name: 'main',
+    image: 'busybox:1.36',
+    resources: { requests: { cpu: '10m', memory: MEMORY.before } },
+  };
+  populateDaemonSet(
+    cluster.sim,
+    aDaemonSet('agent', {
+      podSpec: { terminationGracePeriodSeconds: 0, containers: [container] },
+      updateStrategy: strategy,
+    }),
+  );
+  const available = () => pods().filter(isAvailablePod).length;
+  await waitUntil('every pod available', () => available() === nodes, 10 * 60_000, 500);
+  await cluster.startPipeline({
+    reconcileConcurrency: Number(values.concurrency),
+    clientQps: Number(values['client-qps']),
+    logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
+    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'] } : {}),
+  });
+  await waitUntil(
+    'the status to be written',
+    () => stored().status?.numberAvailable === nodes,
+    10 * 60_000,
+    500,
+  );
+  const recreate = await roll(image('1.37'));
+  const measured = [recreate];
+  if (inPlace) {
+    const ds = stored();
+    ds.metadata = {
+      ...ds.metadata,
+      annotations: { ...ds.metadata?.annotations, [IN_PLACE_ANNOTATION]: 'IfPossible' },
+    };
+    cluster.sim.store.update('apps/daemonsets', ds as unknown as KubeObject);
+    measured.push(await roll(image('1.38')), await roll(resize));
+  }
+  console.log(
+    `\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${Math.ceil(nodes / maxUnavailable)} waves), pod-ready delay ${readySeconds} s, reconciler limited to ${LIMIT_QPS} requests/s`,
+  );
+  for (const m of measured) report(m, inPlace ? recreate : undefined);
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
 } finally {
   await cluster.stop();
