@@ -17,6 +17,7 @@ import {
   labelViolations,
 } from './label-selector.ts';
 import { nodeReadinessViolations } from './node-gates/gate-declaration.ts';
+import { nodeSizingViolations } from './node-sizing/node-sizing.ts';
 import { dns1123SubdomainErrors } from './object-names.ts';
 import { safeRolloutViolations } from './safe-rollout/rollout-spec.ts';
 import { podTemplateViolations } from './validation-pod-template.ts';
@@ -31,7 +32,7 @@ export type { FieldViolation, FieldViolationType } from './field-violation.ts';
  * template labels; template (what a pod create would refuse: labels, annotations, volumes,
  * containers with unique DNS-1123 names and images, tolerations; and restartPolicy Always, no
  * activeDeadlineSeconds); updateStrategy; minReadySeconds and revisionHistoryLimit ≥ 0;
- * extension fields, the safe-rollout and in-place settings and the node readiness gate (an invalid
+ * extension fields, the safe-rollout, in-place and node-sizing settings and the node readiness gate (an invalid
  * gate makes the DaemonSet invalid, so it gets the invalid-spec condition and Warning event and
  * taints no node); on update, an unchanged selector, name and namespace.
  */
@@ -44,6 +45,7 @@ export function validateDaemonSet(ds: Readonly<DaemonSet>, old?: Readonly<Daemon
     ...nodeReadinessViolations(defaulted),
     ...safeRolloutViolations(defaulted),
     ...inPlaceSettingViolations(defaulted),
+    ...nodeSizingViolations(defaulted),
     ...(old === undefined ? [] : updateViolations(defaulted, old)),
   ];
 }
