@@ -21,6 +21,7 @@ import {
   NODE_READINESS_TAINT_KEY_ANNOTATION,
   NODE_READINESS_TIMEOUT_ANNOTATION,
 } from '../node-gates/gate-declaration.ts';
+import { NODE_SIZING_ANNOTATION } from '../node-sizing/sizing-spec.ts';
 import {
   ROLLOUT_HEALTH_ANNOTATION,
   ROLLOUT_STEPS_ANNOTATION,
@@ -51,6 +52,7 @@ const FIELD_ANNOTATIONS: readonly { readonly path: readonly string[]; readonly a
   { path: ['updateStrategy', 'rollingUpdate', 'topologyKey'], annotation: ROLLOUT_TOPOLOGY_KEY_ANNOTATION },
   { path: ['updateStrategy', 'rollingUpdate', 'health'], annotation: ROLLOUT_HEALTH_ANNOTATION },
   { path: ['updateStrategy', 'rollingUpdate', 'inPlace'], annotation: IN_PLACE_ANNOTATION },
+  { path: ['nodeSizing'], annotation: NODE_SIZING_ANNOTATION },
 ];
 
 /** The spec fields only everynode.dev/v1 has, removed once their values are carried over. */
