@@ -5,29 +5,48 @@
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { controllerRefFor } from './controller-ref.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from './daemon-set.ts';
+import {
+  sizingOfDaemonSet,
+  sizingOfRevisionData,
+  withoutSizing,
+  withSizing,
+} from './node-sizing/sizing-revision.ts';
 import { safeLabelValue } from './safe-label-value.ts';
 import { canonicalJson, type JsonValue, stableJson, templateHash, withoutNulls } from './template-hash.ts';
 
 /**
  * The revision data for `ds`: `{"spec":{"template":{...template, "$patch":"replace"}}}` as plain
  * JSON — a strategic merge patch that restores the template when applied to the DaemonSet
- * (upstream getPatch).
+ * (upstream getPatch) — plus its node-sizing rules when it has any (node-sizing/sizing-revision.ts).
  */
 export function revisionData(ds: Readonly<DaemonSet>): JsonValue {
   const template = canonicalJson(ds.spec?.template ?? {});
   const templateObject =
     template !== null && typeof template === 'object' && !Array.isArray(template) ? template : {};
-  return { spec: { template: { ...templateObject, $patch: 'replace' } } };
+  return withSizing({ spec: { template: { ...templateObject, $patch: 'replace' } } }, ds);
 }
 
 /**
- * True when `revision` holds `ds`'s current template (upstream Match). Upstream compares the
- * marshalled bytes; we compare canonical JSON (key order and Go's `null` for zero structs
- * ignored), so a revision written by kube-controller-manager for the same template matches too.
+ * True when `revision` holds `ds`'s current template and node-sizing rules (upstream Match).
+ * Upstream compares the marshalled bytes; we compare canonical JSON (key order and Go's `null` for
+ * zero structs ignored), so a revision written by kube-controller-manager for the same template
+ * matches too; the rules compare wherever either side holds them.
  */
 export function revisionMatches(ds: Readonly<DaemonSet>, revision: Readonly<V1ControllerRevision>): boolean {
   const stored = withoutNulls(canonicalJson(revision.data ?? null));
-  return stableJson(stored) === stableJson(withoutNulls(revisionData(ds)));
+  const wanted = withoutNulls(revisionData(ds));
+  if (stableJson(withoutSizing(stored)) !== stableJson(withoutSizing(wanted))) return false;
+  return (
+    stableJson(sizingOfRevisionData(stored) ?? null) === stableJson(sizingOfDaemonSet(ds)?.value ?? null)
+  );
+}
+
+/**
+ * The hash naming `ds`'s next revision: its template's, with `collisionCount`, and its node-sizing
+ * rules when it has any (a DaemonSet without rules keeps the hash it always had).
+ */
+export function revisionHashFor(ds: Readonly<DaemonSet>, collisionCount: number | undefined): string {
+  return templateHash(ds.spec?.template ?? {}, collisionCount, sizingOfDaemonSet(ds)?.value);
 }
 
 /**
@@ -62,7 +81,8 @@ export function controllerRevisionName(prefix: string, hash: string): string {
 /**
  * The ControllerRevision recording `ds`'s current template as revision number `revision`
  * (upstream snapshot): named by {@link controllerRevisionName} with the hash of the template and
- * `collisionCount` (default: the DaemonSet's `status.collisionCount`, unmixed when absent), in the
+ * `collisionCount` (default: the DaemonSet's `status.collisionCount`, unmixed when absent) and its
+ * node-sizing rules ({@link revisionHashFor}), in the
  * DaemonSet's namespace, labelled with the template labels plus controller-revision-hash, annotated
  * with the DaemonSet's annotations, controlled by the DaemonSet, data from {@link revisionData}.
  */
@@ -71,7 +91,7 @@ export function controllerRevisionFor(
   revision: number,
   collisionCount: number | undefined = ds.status?.collisionCount,
 ): V1ControllerRevision {
-  const hash = templateHash(ds.spec?.template ?? {}, collisionCount);
+  const hash = revisionHashFor(ds, collisionCount);
   const annotations = ds.metadata?.annotations;
   return {
     apiVersion: 'apps/v1',

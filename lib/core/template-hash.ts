@@ -100,12 +100,20 @@ export function safeEncodeString(s: string): string {
 /**
  * The hash of `template` (and `collisionCount` when given): FNV-1a 32 of its {@link stableJson}
  * with null members dropped (so a template read from the API server hashes like one built locally),
- * then — as upstream ComputeHash does when the count is non-nil — the count as 8 little-endian
- * bytes, then the decimal value through {@link safeEncodeString}. Equal templates give equal
- * hashes regardless of key order; bumping `collisionCount` yields a new name after a collision.
+ * followed, when `sizing` is given, by a newline and the sizing rules' {@link stableJson}; then — as
+ * upstream ComputeHash does when the count is non-nil — the count as 8 little-endian bytes, then
+ * the decimal value through {@link safeEncodeString}. Equal templates give equal hashes regardless
+ * of key order; bumping `collisionCount` yields a new name after a collision; a template without
+ * sizing hashes as it always did.
  */
-export function templateHash(template: Readonly<V1PodTemplateSpec>, collisionCount?: number): string {
-  let hash = fnv1a32(new TextEncoder().encode(stableJson(withoutNulls(canonicalJson(template)))));
+export function templateHash(
+  template: Readonly<V1PodTemplateSpec>,
+  collisionCount?: number,
+  sizing?: JsonValue,
+): string {
+  const templateText = stableJson(withoutNulls(canonicalJson(template)));
+  const text = sizing === undefined ? templateText : `${templateText}\n${stableJson(sizing)}`;
+  let hash = fnv1a32(new TextEncoder().encode(text));
   if (collisionCount !== undefined) {
     const countBytes = new Uint8Array(8);
     new DataView(countBytes.buffer).setUint32(0, collisionCount >>> 0, true);

@@ -4,20 +4,20 @@
  * the DaemonSet carries is about its current template (docs/design.md, 30. Rollouts that stop
  * themselves): a record of an older template is stale, and a request naming it is ignored.
  */
-import { revisionHashOf, revisionMatches } from '../core/controller-revision.ts';
+import { revisionHashFor, revisionHashOf, revisionMatches } from '../core/controller-revision.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import type { RolloutRecord } from '../core/safe-rollout/rollout-record.ts';
-import { templateHash } from '../core/template-hash.ts';
 import { daemonSetHistory } from './daemon-set-history.ts';
 import type { KubeObject, PluginApi } from './plugin-api.ts';
 
 /**
- * The hash of the DaemonSet's template with its collisionCount (upstream snapshot's name): the
- * revision of a template no ControllerRevision held before, read from the object alone.
+ * The hash of the DaemonSet's template with its collisionCount and node-sizing rules (upstream
+ * snapshot's name): the revision of a template no ControllerRevision held before, read from the
+ * object alone.
  */
 export function templateRevisionOf(ds: Readonly<KubeObject>): string {
   const daemonSet = ds as unknown as DaemonSet;
-  return templateHash(daemonSet.spec?.template ?? {}, daemonSet.status?.collisionCount);
+  return revisionHashFor(daemonSet, daemonSet.status?.collisionCount);
 }
 
 /**

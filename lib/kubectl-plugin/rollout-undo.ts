@@ -3,11 +3,13 @@
  * restores the pod template of a ControllerRevision — `--to-revision=N`, else the one before the
  * latest — with kubectl's messages. An apps/v1 DaemonSet gets the revision's data as it is, the
  * strategic merge patch kubectl sends; an everynode.dev/v1 DaemonSet, a custom resource that takes
- * no strategic merge patch, gets the same template by a JSON patch replacing spec.template.
+ * no strategic merge patch, gets the same template by a JSON patch replacing spec.template, and the
+ * revision's node-sizing rules in spec.nodeSizing.
  */
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { revisionMatches } from '../core/controller-revision.ts';
 import type { DaemonSet } from '../core/daemon-set.ts';
+import { sizingOfRevisionData } from '../core/node-sizing/sizing-revision.ts';
 import { daemonSetHistory, templateOfRevision } from './daemon-set-history.ts';
 import { printedName } from './daemon-set-target.ts';
 import { KubectlError } from './kubectl-error.ts';
@@ -27,6 +29,17 @@ function findHistory(history: readonly V1ControllerRevision[], toRevision: numbe
   return found;
 }
 
+/**
+ * The JSON patch operations that give an everynode.dev/v1 DaemonSet the revision's node-sizing
+ * rules in `spec.nodeSizing`: set them, or remove the field when the revision had none.
+ */
+function sizingOps(ds: Readonly<KubeObject>, found: Readonly<V1ControllerRevision>): object[] {
+  const sizing = sizingOfRevisionData(found.data);
+  const present = (ds.spec as { nodeSizing?: unknown } | undefined)?.nodeSizing !== undefined;
+  if (sizing !== undefined) return [{ op: 'add', path: '/spec/nodeSizing', value: sizing }];
+  return present ? [{ op: 'remove', path: '/spec/nodeSizing' }] : [];
+}
+
 /** Rolls one DaemonSet back; resolves with the operation kubectl prints after its name. */
 async function rollBack(
   context: Readonly<RolloutCommandContext>,
@@ -44,7 +57,10 @@ async function rollBack(
       ? { type: 'application/strategic-merge-patch+json' as const, body: JSON.stringify(found.data) }
       : {
           type: 'application/json-patch+json' as const,
-          body: [{ op: 'replace', path: '/spec/template', value: templateOfRevision(ds, found) }],
+          body: [
+            { op: 'replace', path: '/spec/template', value: templateOfRevision(ds, found) },
+            ...sizingOps(ds, found),
+          ],
         };
   try {
     await context.api.patchDaemonSet(kind, context.namespace, name, patch.type, patch.body);

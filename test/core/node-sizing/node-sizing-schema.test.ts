@@ -121,10 +121,10 @@ describe.skipIf(!kubectlBinary)('kubectl apply of spec.nodeSizing against the si
       'jsonpath={.spec.nodeSizing[1].requests.memory}',
     ]);
     expect(shown.stdout).toBe('6Gi');
-    expect(
-      (store.get('everynode.dev/daemonsets', 'default', 'agent')?.spec as { nodeSizing?: unknown })
-        .nodeSizing,
-    ).toEqual(rules);
+    const stored = store.get('everynode.dev/daemonsets', 'default', 'agent')?.spec as
+      | { nodeSizing?: unknown }
+      | undefined;
+    expect(stored?.nodeSizing).toEqual(rules);
     const refused = await kubectl(
       ['apply', '-f', '-'],
       manifest('bad', [{ container: 'main', requests: { cpu: true } }]),
