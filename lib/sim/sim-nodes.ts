@@ -1,11 +1,13 @@
 /**
  * The nodes a simulated cluster starts with: the six seed nodes of lib/sim/fixtures/nodes.yaml
- * (one per placement rule: plain, ssd, control plane, cordoned, not ready, NoExecute-tainted) when
- * few are asked for, `node-00001`… when many.
+ * (one per placement rule: plain, ssd, control plane, cordoned, not ready, NoExecute-tainted; no
+ * instance type, so the default size of 4 cpu, 16 GiB and 110 pods) when few are asked for,
+ * `node-00001`… of mixed EC2 instance types when many.
  */
 import { readFileSync } from 'node:fs';
 import type { V1Node } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { INSTANCE_TYPE_LABEL, instanceTypeFor } from './instance-types.ts';
 
 const fixtureUrl = new URL('./fixtures/nodes.yaml', import.meta.url);
 
@@ -20,7 +22,9 @@ const zones = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 
 /**
  * A Ready node `node-<index, 5 digits>` labelled like the seed nodes (hostname, os, arch) plus
- * its zone, with an EC2-style `spec.providerID` (`aws:///<zone>/i-<17 hex digits>`).
+ * its zone and its instance type (`node.kubernetes.io/instance-type`, by instanceTypeFor: a
+ * deterministic mix of m6i.large … r6a.32xlarge, whose capacity and allocatable its kubelet
+ * reports), with an EC2-style `spec.providerID` (`aws:///<zone>/i-<17 hex digits>`).
  */
 export function generatedNode(index: number): V1Node {
   const name = `node-${String(index).padStart(5, '0')}`;
@@ -35,6 +39,7 @@ export function generatedNode(index: number): V1Node {
         'kubernetes.io/os': 'linux',
         'kubernetes.io/arch': 'amd64',
         'topology.kubernetes.io/zone': zone,
+        [INSTANCE_TYPE_LABEL]: instanceTypeFor(index).name,
       },
     },
     spec: { providerID: `aws:///${zone}/i-${index.toString(16).padStart(17, '0')}` },

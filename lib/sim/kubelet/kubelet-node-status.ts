@@ -7,13 +7,14 @@
  * Unknown) is one whose kubelet is down, and it posts nothing for it.
  */
 import type { V1Node } from '@kubernetes/client-node';
+import { INSTANCE_TYPE_LABEL, instanceTypeResources } from '../instance-types.ts';
 import { isTerminalPhase, type PodRun } from './kubelet-pod-run.ts';
 
 /** The kubelet version every simulated node reports (`kubectl get nodes` VERSION). */
 export const SIM_KUBELET_VERSION = 'v1.33.0';
 
-/** Resources every simulated node offers. */
-const capacity = { cpu: '4', memory: '16393932Ki', pods: '110', 'ephemeral-storage': '101430960Ki' };
+/** Resources a simulated node offers when it has no instance type the simulator knows. */
+const defaultCapacity = { cpu: '4', memory: '16393932Ki', pods: '110', 'ephemeral-storage': '101430960Ki' };
 
 /** What the kubelet says about its machine (`kubectl get nodes -o wide` shows some of it). */
 const nodeInfo = {
@@ -74,7 +75,9 @@ const kubeletConditionTypes = new Set(healthyConditions('').map((c) => c.type as
 /**
  * The node's status after the kubelet registered, or undefined when it already has everything.
  * Missing conditions are added (never replacing one already there), as are addresses
- * (`InternalIP` = `internalIP`, `Hostname`), capacity, allocatable and nodeInfo.
+ * (`InternalIP` = `internalIP`, `Hostname`), capacity and allocatable (by the node's
+ * `node.kubernetes.io/instance-type` when the simulator knows it, else 4 cpu, 16 GiB, 110 pods)
+ * and nodeInfo.
  */
 export function registeredNodeStatus(
   node: Readonly<V1Node>,
@@ -99,8 +102,10 @@ export function registeredNodeStatus(
     { type: 'InternalIP', address: internalIP },
     { type: 'Hostname', address: name },
   ]);
-  fill('capacity', capacity);
-  fill('allocatable', capacity);
+  // The machine's size: that of its instance type (lib/sim/instance-types.ts), else the default.
+  const sized = instanceTypeResources(node.metadata?.labels?.[INSTANCE_TYPE_LABEL]);
+  fill('capacity', sized?.capacity ?? defaultCapacity);
+  fill('allocatable', sized?.allocatable ?? defaultCapacity);
   fill('daemonEndpoints', { kubeletEndpoint: { Port: 10250 } });
   fill('nodeInfo', nodeInfo);
   return changed ? status : undefined;

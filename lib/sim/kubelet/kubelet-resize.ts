@@ -8,6 +8,7 @@
  * whose resizePolicy says RestartContainer for a resource that changed.
  */
 import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
+import { amountsOf, nodeAllocatable } from '../pod-requests.ts';
 import { milliValue, wholeValue } from '../schema/quantity.ts';
 
 /** A container's requests and limits, as the pod spec words them. */
@@ -57,16 +58,17 @@ export function requestsOf(resources: Readonly<Record<string, ContainerResources
   let cpu = 0;
   let memory = 0;
   for (const r of Object.values(resources)) {
-    cpu += milliValue(r.requests?.cpu);
-    memory += wholeValue(r.requests?.memory);
+    const requests = amountsOf(r.requests);
+    cpu += requests.cpu;
+    memory += requests.memory;
   }
   return { cpu, memory };
 }
 
-/** The node's allocatable cpu (millicores) and memory (bytes). */
+/** The node's allocatable cpu (millicores) and memory (bytes), as the scheduler reads them too. */
 export function allocatableOf(node: Readonly<V1Node>): Requests {
-  const allocatable = node.status?.allocatable ?? {};
-  return { cpu: milliValue(allocatable.cpu), memory: wholeValue(allocatable.memory) };
+  const { cpu, memory } = nodeAllocatable(node);
+  return { cpu, memory };
 }
 
 /**

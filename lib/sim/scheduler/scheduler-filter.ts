@@ -2,13 +2,17 @@
  * The scheduler's decision for one pending pod, as data: which node it goes to, or why none fits.
  * Ports the filter plugins of kube-scheduler's default profile that everynode's pods meet, in the
  * order the profile runs them (pkg/scheduler/apis/config/v1/default_plugins.go): NodeUnschedulable,
- * NodeName, TaintToleration, NodeAffinity — and the NodeAffinity PreFilter that narrows a pod pinned
- * with `matchFields metadata.name In [...]` to those nodes, which is what makes daemon pods cheap to
- * place among 10,000 nodes.
+ * NodeName, TaintToleration, NodeAffinity, (NodePorts, left out,) NodeResourcesFit — and the
+ * NodeAffinity PreFilter that narrows a pod pinned with `matchFields metadata.name In [...]` to
+ * those nodes, which is what makes daemon pods cheap to place among 10,000 nodes.
  */
 import type { V1Node, V1PodSpec, V1Taint } from '@kubernetes/client-node';
 import { nodeMatchesRequiredAffinity } from '../../core/node-affinity.ts';
 import { toleratesTaint, untoleratedTaints } from '../../core/tolerations.ts';
+import { NO_RESOURCES, type NodeAllocatable, nodeAllocatable, podRequests } from '../pod-requests.ts';
+import { type FitRejectedNode, fitErrorMessage, preemptionMessage } from './fit-error.ts';
+import { insufficientResources, type NodeRequested } from './node-fit.ts';
+import { type CountedPod, podPriority } from './node-usage.ts';
 
 /** Where a pod goes: a node name, or the PodScheduled=False message kube-scheduler would write. */
 export type PlacementDecision = { readonly node: string } | { readonly unschedulable: string };
@@ -31,7 +35,10 @@ const REASON_CONFLICT = 'pod affinity terms conflict';
 /** Upstream schedule_one.go: status of nodes a PreFilter result left out. */
 const REASON_PREFILTERED = "node(s) didn't satisfy plugin(s) [NodeAffinity]";
 
-type PodSpecView = Readonly<Pick<V1PodSpec, 'nodeName' | 'nodeSelector' | 'affinity' | 'tolerations'>>;
+type PodSpecView = Readonly<
+  Pick<V1PodSpec, 'nodeName' | 'nodeSelector' | 'affinity' | 'tolerations' | 'priority'> &
+    Partial<Pick<V1PodSpec, 'containers' | 'initContainers' | 'overhead'>>
+>;
 
 /**
  * Why `node` cannot take the pod, as kube-scheduler words it, or undefined when it fits. The first
@@ -78,21 +85,26 @@ export function pinnedNodeNames(spec: PodSpecView): Set<string> | undefined {
   return names;
 }
 
+/** What the scheduler cache knows of the pods bound to each node. */
+export interface BoundPods {
+  requested(node: string): NodeRequested;
+  podsOn(node: string): Iterable<CountedPod>;
+}
+
 /**
- * Places a pod: the feasible node with the fewest pods (`podCount`), ties broken by name — a
- * deterministic stand-in for the scoring plugins — or the FitError message (upstream
- * framework.FitError.Error, with the preemption suffix DefaultPreemption adds when no victim helps).
+ * Places a pod: the feasible node with the fewest pods, ties broken by name — a deterministic
+ * stand-in for the scoring plugins — or the FitError message with the preemption part
+ * DefaultPreemption adds (fit-error.ts). After the filters above, NodeResourcesFit (node-fit.ts)
+ * checks the pod's requests against the node's allocatable less what `bound` pods request.
  */
-export function placePod(
-  spec: PodSpecView,
-  nodes: NodeCandidates,
-  podCount: (node: string) => number,
-): PlacementDecision {
+export function placePod(spec: PodSpecView, nodes: NodeCandidates, bound: BoundPods): PlacementDecision {
   if (nodes.size === 0) return { unschedulable: 'no nodes available to schedule pods' };
   const pinned = pinnedNodeNames(spec);
   if (pinned && pinned.size === 0)
-    return { unschedulable: fitError(nodes.size, new Map([[REASON_CONFLICT, nodes.size]])) };
+    return { unschedulable: notHelpful(nodes.size, new Map([[REASON_CONFLICT, nodes.size]])) };
+  const request = podRequests({ spec });
   const reasons = new Map<string, number>();
+  const rejectedByFit: FitRejectedNode[] = [];
   let best: { name: string; count: number } | undefined;
   let considered = 0;
   for (const node of pinned ? pinnedNodes(pinned, nodes) : nodes.all()) {
@@ -103,12 +115,22 @@ export function placePod(
       reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
       continue;
     }
-    const count = podCount(name);
-    if (!best || count < best.count || (count === best.count && name < best.name)) best = { name, count };
+    const requested = bound.requested(name);
+    const allocatable = allocatableOfNode(node);
+    const misfit = insufficientResources(request, requested, allocatable);
+    if (misfit.length > 0) {
+      for (const r of misfit) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      rejectedByFit.push({ allocatable, requested, pods: bound.podsOn(name) });
+      continue;
+    }
+    if (!best || requested.pods < best.count || (requested.pods === best.count && name < best.name))
+      best = { name, count: requested.pods };
   }
   if (best) return { node: best.name };
   if (considered < nodes.size) reasons.set(REASON_PREFILTERED, nodes.size - considered);
-  return { unschedulable: fitError(nodes.size, reasons) };
+  const preemptor = { request, priority: podPriority(spec) };
+  const preemption = preemptionMessage(nodes.size, preemptor, rejectedByFit);
+  return { unschedulable: fitErrorMessage(nodes.size, reasons, preemption) };
 }
 
 function* pinnedNodes(names: ReadonlySet<string>, nodes: NodeCandidates): Iterable<Readonly<V1Node>> {
@@ -118,11 +140,23 @@ function* pinnedNodes(names: ReadonlySet<string>, nodes: NodeCandidates): Iterab
   }
 }
 
-/** "0/N nodes are available: <count> <reason>, ... preemption: ..." with reasons sorted as strings. */
-function fitError(total: number, reasons: ReadonlyMap<string, number>): string {
-  const histogram = [...reasons].map(([reason, count]) => `${count} ${reason}`).sort();
-  return (
-    `0/${total} nodes are available: ${histogram.join(', ')}. ` +
-    `preemption: 0/${total} nodes are available: ${total} Preemption is not helpful for scheduling.`
+/** A FitError where preemption helps on no node. */
+function notHelpful(total: number, reasons: ReadonlyMap<string, number>): string {
+  return fitErrorMessage(
+    total,
+    reasons,
+    preemptionMessage(total, { request: NO_RESOURCES, priority: 0 }, []),
   );
+}
+
+/** Allocatable by node object: stored nodes are frozen, so a node's parse serves until it changes. */
+const allocatableCache = new WeakMap<Readonly<V1Node>, NodeAllocatable>();
+
+function allocatableOfNode(node: Readonly<V1Node>): NodeAllocatable {
+  let allocatable = allocatableCache.get(node);
+  if (!allocatable) {
+    allocatable = nodeAllocatable(node);
+    allocatableCache.set(node, allocatable);
+  }
+  return allocatable;
 }

@@ -10,6 +10,8 @@ import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
 import { isGoneOrReplaced, objectKey, type SimContext, type SimController } from '../sim-context.ts';
 import { rfc3339 } from '../sim-timing.ts';
 import type { KubeObject, StoreEvent } from '../storage/store.ts';
+import { NodeUsage } from './node-usage.ts';
+import { FailedSchedulingEvents } from './scheduler-events.ts';
 import { type NodeCandidates, pinnedNodeNames, placePod } from './scheduler-filter.ts';
 import { UnschedulablePods } from './scheduler-queue.ts';
 
@@ -20,17 +22,20 @@ const BATCH = 500;
 export class SimScheduler implements SimController {
   private readonly nodes = new Map<string, Readonly<V1Node>>();
   private sortedNodes: Readonly<V1Node>[] | undefined;
-  private readonly podsOnNode = new Map<string, number>();
+  private readonly usage = new NodeUsage();
   private readonly pending = new Set<string>();
   private readonly unschedulable = new UnschedulablePods();
+  private readonly events: FailedSchedulingEvents;
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly ctx: SimContext) {}
+  constructor(private readonly ctx: SimContext) {
+    this.events = new FailedSchedulingEvents(ctx);
+  }
 
   start(): void {
     this.unsubscribe = this.ctx.store.subscribe((event) => this.onEvent(event));
     for (const node of this.ctx.store.view('nodes')) this.nodes.set(node.metadata.name ?? '', node as V1Node);
-    for (const pod of this.ctx.store.view('pods')) this.onPod(undefined, pod);
+    for (const pod of this.ctx.store.view('pods')) this.onPod(objectKey(pod), undefined, pod);
     this.kick();
   }
 
@@ -40,30 +45,39 @@ export class SimScheduler implements SimController {
 
   private onEvent(event: StoreEvent): void {
     if (event.key === 'pods') {
-      this.onPod(event.oldObject, event.type === 'DELETED' ? undefined : event.object);
+      const key = objectKey(event.object);
+      this.onPod(key, event.oldObject, event.type === 'DELETED' ? undefined : event.object);
       if (event.type === 'DELETED') this.forget(event.object);
     } else if (event.key === 'nodes') {
       const name = event.object.metadata.name ?? '';
       if (event.type === 'DELETED') this.nodes.delete(name);
       else this.nodes.set(name, event.object as V1Node);
       this.sortedNodes = undefined;
-      // A new node, or new labels, taints or cordon state, may let an unschedulable pod fit.
+      // A new node, or new labels, taints, cordon state or allocatable, may let an unschedulable pod fit.
       if (event.type === 'DELETED' || !schedulingInputsChanged(event.oldObject, event.object)) return;
-      for (const key of this.unschedulable.takeFor(name)) this.pending.add(key);
-      this.kick();
+      this.retryFor(name);
     }
   }
 
-  /** Keeps the per-node pod counts and queues pods that need a node. */
-  private onPod(old: Readonly<KubeObject> | undefined, pod: Readonly<KubeObject> | undefined): void {
-    const before = nodeNameOf(old);
-    const after = nodeNameOf(pod);
-    if (before !== after) {
-      if (before) this.podsOnNode.set(before, (this.podsOnNode.get(before) ?? 1) - 1);
-      if (after) this.podsOnNode.set(after, (this.podsOnNode.get(after) ?? 0) + 1);
-    }
-    if (!pod || after || pod.metadata.deletionTimestamp || !forDefaultScheduler(pod)) return;
-    const key = objectKey(pod);
+  /** Moves the unschedulable pods a change of node `name` may let fit back to the queue. */
+  private retryFor(name: string): void {
+    for (const key of this.unschedulable.takeFor(name)) this.pending.add(key);
+    this.kick();
+  }
+
+  /**
+   * Keeps the per-node requests, retrying unschedulable pods where a pod freed room (upstream
+   * NodeResourcesFit queues them on a bound pod's deletion or scale-down), and queues pods that
+   * need a node.
+   */
+  private onPod(
+    key: string,
+    old: Readonly<KubeObject> | undefined,
+    pod: Readonly<KubeObject> | undefined,
+  ): void {
+    const freed = this.usage.update(key, pod);
+    if (freed) this.retryFor(freed);
+    if (!pod || nodeNameOf(pod) || pod.metadata.deletionTimestamp || !forDefaultScheduler(pod)) return;
     if (this.unschedulable.has(key) && old && jsonSpec(old) === jsonSpec(pod)) return;
     this.unschedulable.delete(key);
     this.pending.add(key);
@@ -74,6 +88,7 @@ export class SimScheduler implements SimController {
     const key = objectKey(pod);
     this.pending.delete(key);
     this.unschedulable.delete(key);
+    this.events.forget(pod.metadata.uid ?? '');
   }
 
   private kick(): void {
@@ -95,12 +110,13 @@ export class SimScheduler implements SimController {
     const [namespace = '', name = ''] = key.split('/');
     const pod = this.ctx.store.peek('pods', namespace, name);
     if (!pod || nodeNameOf(pod) || pod.metadata.deletionTimestamp) return;
-    const decision = placePod(pod.spec as V1PodSpec, this.candidates(), (n) => this.podsOnNode.get(n) ?? 0);
+    const decision = placePod(pod.spec as V1PodSpec, this.candidates(), this.usage);
     const now = rfc3339(this.ctx.now());
     try {
       if ('node' in decision) this.bind(namespace, name, decision.node, now);
       else {
         this.unschedulable.add(key, pinnedNodeNames(pod.spec as V1PodSpec));
+        this.events.record(pod, decision.unschedulable);
         this.setScheduledCondition(
           namespace,
           name,
@@ -192,10 +208,15 @@ function forDefaultScheduler(pod: Readonly<KubeObject>): boolean {
   return !schedulerName || schedulerName === 'default-scheduler';
 }
 
-/** Whether a node change touches what the filters read: labels, taints, unschedulable (or it is new). */
+/**
+ * Whether a node change touches what the filters read: labels, taints, unschedulable, allocatable
+ * (or it is new).
+ */
 function schedulingInputsChanged(old: Readonly<KubeObject> | undefined, node: Readonly<KubeObject>): boolean {
   if (!old) return true;
-  const inputs = (n: Readonly<KubeObject>) => JSON.stringify([n.metadata.labels, n.spec]);
+  const allocatable = (n: Readonly<KubeObject>) =>
+    (n.status as { allocatable?: unknown } | undefined)?.allocatable;
+  const inputs = (n: Readonly<KubeObject>) => JSON.stringify([n.metadata.labels, n.spec, allocatable(n)]);
   return inputs(old) !== inputs(node);
 }
 

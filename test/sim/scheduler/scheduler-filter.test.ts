@@ -1,6 +1,7 @@
 import type { V1Node, V1PodSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
+  type BoundPods,
   type NodeCandidates,
   pinnedNodeNames,
   placePod,
@@ -8,9 +9,19 @@ import {
 import { fixtureNodes } from '../../../lib/sim/sim-nodes.ts';
 import { aNode } from '../../support/builders.ts';
 
-const seedNodes = fixtureNodes();
+/** The allocatable a kubelet reports for a node without an instance type. */
+const allocatable = { cpu: '4', memory: '16393932Ki', pods: '110', 'ephemeral-storage': '101430960Ki' };
+const registered = (node: V1Node): V1Node => ({ ...node, status: { ...node.status, allocatable } });
+const seedNodes = fixtureNodes().map(registered);
 
-function candidates(nodes: readonly V1Node[]): NodeCandidates {
+/** Bound pods as many as `counts` says per node, requesting nothing. */
+function boundPods(counts: Readonly<Record<string, number>> = {}): BoundPods {
+  const nothing = { cpu: 0, memory: 0, ephemeralStorage: 0 };
+  return { requested: (n) => ({ ...nothing, pods: counts[n] ?? 0 }), podsOn: () => [] };
+}
+
+function candidates(unregistered: readonly V1Node[]): NodeCandidates {
+  const nodes = unregistered.map(registered);
   const byName = new Map(nodes.map((n) => [n.metadata?.name ?? '', n]));
   return { get: (name) => byName.get(name), all: () => byName.values(), size: byName.size };
 }
@@ -99,7 +110,7 @@ describe('placePod on the seed nodes', () => {
   ];
   it.each(cases)('$name', ({ spec, expected }) => {
     const pod: V1PodSpec = { containers: [{ name: 'c', image: 'busybox' }], ...spec };
-    expect(placePod(pod, candidates(seedNodes), () => 0)).toEqual(expected);
+    expect(placePod(pod, candidates(seedNodes), boundPods())).toEqual(expected);
   });
 });
 
@@ -107,10 +118,10 @@ describe('placePod choices', () => {
   it('prefers the feasible node with the fewest pods', () => {
     const nodes = candidates([aNode('a'), aNode('b'), aNode('c')]);
     const counts: Record<string, number> = { a: 3, b: 1, c: 1 };
-    expect(placePod({}, nodes, (n) => counts[n] ?? 0)).toEqual({ node: 'b' });
+    expect(placePod({}, nodes, boundPods(counts))).toEqual({ node: 'b' });
   });
   it('says no nodes are available in an empty cluster', () => {
-    expect(placePod({}, candidates([]), () => 0)).toEqual({
+    expect(placePod({}, candidates([]), boundPods())).toEqual({
       unschedulable: 'no nodes available to schedule pods',
     });
   });
@@ -135,7 +146,7 @@ describe('placePod choices', () => {
         },
       },
     };
-    expect(placePod(spec, nodes, () => 0)).toEqual({ node: 'b' });
+    expect(placePod(spec, nodes, boundPods())).toEqual({ node: 'b' });
   });
 });
 
