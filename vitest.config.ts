@@ -1,5 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files that start no process of their own and leave no module state behind run in one
+ * shared module graph per worker (`isolate: false`): importing lib/ again for each of these files
+ * cost most of their time. Files that start processes, bundle, synthesize or change module state
+ * keep a fresh worker each.
+ */
+const SHARED_MODULE_DIRS = [
+  'core',
+  'messages',
+  'kube',
+  'queue',
+  'architecture',
+  'sim',
+  'relay',
+  'reconcile',
+  'router',
+];
+
 export default defineConfig({
   test: {
     // The AWS SDK warns in every worker that its releases after January 2027 need Node 22; the
@@ -9,7 +27,6 @@ export default defineConfig({
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED:
         process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
     },
-    include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -18,5 +35,23 @@ export default defineConfig({
     // processes it starts (API servers, kubectl, pipelines), so one file at a time (Vitest's
     // default of cores − 1) left a core idle and took the suite past the CI budget.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: SHARED_MODULE_DIRS.map((dir) => `test/${dir}/**/*.test.ts`),
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'system',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/bench/**', 'node_modules/**', ...SHARED_MODULE_DIRS.map((dir) => `test/${dir}/**`)],
+        },
+      },
+    ],
   },
 });
