@@ -9,6 +9,7 @@ import { createPodAction } from './create-pod-action.ts';
 import { targetNodeName } from './daemon-pod.ts';
 import type { DaemonSet } from './daemon-set.ts';
 import { isEmptyLabelSelector } from './label-selector.ts';
+import { sizedCreate } from './node-sizing/sized-create.ts';
 import { planRunningPods } from './pair-plan-running.ts';
 import { nodeShouldRunDaemonPod } from './placement.ts';
 import { isDeletedTerminalPod, isPodTerminating } from './pod-availability.ts';
@@ -41,7 +42,7 @@ export interface PairState {
  * - DaemonSet being deleted, or selecting everything (upstream SelectingAll) → nothing;
  * - placement (nodeShouldRunDaemonPod) with the gate keys of `state.gateKeys` tolerated;
  * - node gone → delete every non-terminating pod;
- * - shouldRun and no pod → create one;
+ * - shouldRun and no pod → create one, its containers sized for the node (node-sizing/);
  * - shouldContinueRunning → Failed pods deleted and replaced after the failure backoff (a requeue
  *   while waiting), Succeeded pods deleted and replaced, more than one running pod → keep the
  *   oldest (with surge: the oldest of each revision, the old one deleted once the new one is
@@ -97,5 +98,6 @@ function createAction(
   reason: string,
 ): Action {
   const { ds, currentHash, pods, gateKeys } = state;
-  return createPodAction(ds, nodeName, currentHash, pods, annotations, reason, gateKeys);
+  const create = createPodAction(ds, nodeName, currentHash, pods, annotations, reason, gateKeys);
+  return sizedCreate(create, ds, state.node);
 }

@@ -5,6 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { type Action, deletePodAction } from '../action.ts';
 import { createPodAction } from '../create-pod-action.ts';
+import { sizedCreate } from '../node-sizing/sized-create.ts';
 import type { NodeView } from '../node-view.ts';
 import { findUpdatedPodsOnNode } from '../pod-revision.ts';
 import {
@@ -74,14 +75,18 @@ export function planSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
       ),
     ),
     ...creates.map((view) =>
-      createPodAction(
+      sizedCreate(
+        createPodAction(
+          ctx.ds,
+          view.name,
+          ctx.currentHash,
+          view.pods,
+          {},
+          `rolling update (surge): new daemon pod beside old one on node ${view.name}`,
+          ctx.gateKeys,
+        ),
         ctx.ds,
-        view.name,
-        ctx.currentHash,
-        view.pods,
-        {},
-        `rolling update (surge): new daemon pod beside old one on node ${view.name}`,
-        ctx.gateKeys,
+        view.node,
       ),
     ),
   ];

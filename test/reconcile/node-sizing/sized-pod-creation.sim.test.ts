@@ -1,0 +1,112 @@
+/**
+ * The pair step creates each daemon pod with the requests the DaemonSet's node-sizing rules give
+ * its node, read from the node it already reads: the same requests as an unsized create.
+ */
+import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
+import type { PairMessage } from '../../../lib/messages/work-message.ts';
+import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
+import { aDaemonSet, aNode } from '../../support/builders.ts';
+import { createDaemonSet, pairMessage, podsOf } from '../../support/reconcile-cluster.ts';
+import type { Harness } from '../../support/reconcile-harness.ts';
+import { coldDeps, reconcileRequests, startStepHarness } from '../../support/reconcile-step-deps.ts';
+
+const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+
+function sizedNode(name: string, type: string, allocatable: Record<string, string>): V1Node {
+  const node = aNode(name, { labels: { [INSTANCE_TYPE]: type } });
+  return {
+    ...node,
+    metadata: { ...node.metadata, resourceVersion: undefined },
+    status: { ...node.status, allocatable },
+  };
+}
+
+const rules = [
+  {
+    container: 'agent',
+    perAllocatable: { cpu: '0.5%', memory: '1%' },
+    perAllocatablePod: { memory: '4Mi' },
+    min: { cpu: '50m', memory: '128Mi' },
+    max: { cpu: '2', memory: '4Gi' },
+  },
+  {
+    container: 'agent',
+    nodeSelector: { matchLabels: { [INSTANCE_TYPE]: 'r6a.32xlarge' } },
+    requests: { memory: '6Gi' },
+  },
+];
+
+describe('the pair step sizes the pods it creates', () => {
+  let harness: Harness;
+  let ds: V1DaemonSet;
+
+  beforeAll(async () => {
+    harness = await startStepHarness();
+    ds = createDaemonSet(
+      harness,
+      aDaemonSet('sized', {
+        annotations: { 'everynode.dev/node-sizing': JSON.stringify(rules) },
+        podSpec: {
+          containers: [
+            {
+              name: 'agent',
+              image: 'agent:1',
+              resources: {
+                requests: { cpu: '100m', memory: '256Mi' },
+                limits: { cpu: '100m', memory: '512Mi' },
+              },
+            },
+            { name: 'proxy', image: 'proxy:1', resources: { requests: { cpu: '10m' } } },
+          ],
+        },
+      }),
+    );
+  });
+  afterAll(async () => harness?.stop());
+
+  it.each([
+    [
+      's-large',
+      'm6a.large',
+      { cpu: '1930m', memory: '7134148Ki', pods: '29' },
+      { cpu: '50m', memory: '186Mi' },
+      { cpu: '50m', memory: '372Mi' },
+    ],
+    [
+      's-8xl',
+      'm6a.8xlarge',
+      { cpu: '31850m', memory: '127414588Ki', pods: '234' },
+      { cpu: '160m', memory: '2181Mi' },
+      { cpu: '160m', memory: '4362Mi' },
+    ],
+    [
+      's-32xl',
+      'r6a.32xlarge',
+      { cpu: '127610m', memory: '1031864320Ki', pods: '737' },
+      { cpu: '639m', memory: '6Gi' },
+      { cpu: '639m', memory: '12Gi' },
+    ],
+  ])(
+    'on %s (%s) the agent gets its size, the proxy the template, with the requests of an unsized create',
+    async (name, type, allocatable, requests, limits) => {
+      harness.sim.nodes.add(sizedNode(name, type, allocatable));
+      harness.sim.counters.reset();
+      await reconcilePair(coldDeps(harness.deps), pairMessage(ds, name) as PairMessage);
+      const [pod, ...more] = podsOf(harness, ds.metadata?.uid ?? '').filter(
+        (p) => targetNodeName(p) === name,
+      );
+      expect(more).toEqual([]);
+      const resources = Object.fromEntries((pod?.spec?.containers ?? []).map((c) => [c.name, c.resources]));
+      expect(resources).toEqual({ agent: { requests, limits }, proxy: { requests: { cpu: '10m' } } });
+      expect(reconcileRequests(harness.sim)).toEqual({
+        [`get ${ds.apiVersion === 'apps/v1' ? 'apps/daemonsets' : 'everynode.dev/daemonsets'}`]: 1,
+        'get nodes': 1,
+        'list pods': 1,
+        'list apps/controllerrevisions': 1,
+        'create pods': 1,
+      });
+    },
+  );
+});
