@@ -1,33 +1,14 @@
-import type { V1Container, V1Node, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Container, V1ResourceRequirements } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { nodeSizingOf, nodeSizingViolations } from '../../../lib/core/node-sizing/node-sizing.ts';
 import { sizedPodSpec, sizedResources } from '../../../lib/core/node-sizing/sized-resources.ts';
-import { aDaemonSet, aNode } from '../../support/builders.ts';
+import { aDaemonSet } from '../../support/builders.ts';
+import { eksNode, exampleRules, LARGE, XL8, XL32 } from './sizing-fixtures.ts';
 
-const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
-
-/** A node of `type` with EKS-like allocatable amounts. */
-function eksNode(name: string, type: string, allocatable: Record<string, string>): V1Node {
-  const node = aNode(name, { labels: { [INSTANCE_TYPE]: type } });
-  return { ...node, status: { ...node.status, allocatable } };
-}
-
-const large = eksNode('n-large', 'm6a.large', { cpu: '1930m', memory: '7134148Ki', pods: '29' });
-const xl8 = eksNode('n-8xl', 'm6a.8xlarge', { cpu: '31850m', memory: '127414588Ki', pods: '234' });
-const xl32 = eksNode('n-32xl', 'r6a.32xlarge', { cpu: '127610m', memory: '1031864320Ki', pods: '737' });
-
-const agentRule = {
-  container: 'agent',
-  perAllocatable: { cpu: '0.5%', memory: '1%' },
-  perAllocatablePod: { memory: '4Mi' },
-  min: { cpu: '50m', memory: '128Mi' },
-  max: { cpu: '2', memory: '4Gi' },
-};
-const r6aOverride = {
-  container: 'agent',
-  nodeSelector: { matchLabels: { [INSTANCE_TYPE]: 'r6a.32xlarge' } },
-  requests: { memory: '6Gi' },
-};
+const large = eksNode('n-large', 'm6a.large', LARGE);
+const xl8 = eksNode('n-8xl', 'm6a.8xlarge', XL8);
+const xl32 = eksNode('n-32xl', 'r6a.32xlarge', XL32);
+const [agentRule, r6aOverride] = exampleRules('agent');
 
 /** An apps/v1 DaemonSet with containers `agent` (resources as given) and `sidecar`, and the rules as annotation. */
 function sized(rules: unknown, resources?: V1ResourceRequirements, extra: V1Container[] = []) {

@@ -1,38 +1,22 @@
-import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { nodeSizingOf } from '../../../lib/core/node-sizing/node-sizing.ts';
 import { sizingRange, sizingRangeText } from '../../../lib/core/node-sizing/sizing-range.ts';
-import { aDaemonSet, aNode } from '../../support/builders.ts';
-
-function node(name: string, type: string, allocatable: Record<string, string>): V1Node {
-  const n = aNode(name, { labels: { 'node.kubernetes.io/instance-type': type } });
-  return { ...n, status: { ...n.status, allocatable } };
-}
+import { aDaemonSet } from '../../support/builders.ts';
+import { eksNode, exampleRules, INSTANCE_TYPE, LARGE, XL8, XL32 } from './sizing-fixtures.ts';
 
 const nodes = [
-  node('a', 'm6a.large', { cpu: '1930m', memory: '7134148Ki', pods: '29' }),
-  node('b', 'm6a.8xlarge', { cpu: '31850m', memory: '127414588Ki', pods: '234' }),
-  node('c', 'r6a.32xlarge', { cpu: '127610m', memory: '1031864320Ki', pods: '737' }),
+  eksNode('a', 'm6a.large', LARGE),
+  eksNode('b', 'm6a.8xlarge', XL8),
+  eksNode('c', 'r6a.32xlarge', XL32),
 ];
 
 const ds = aDaemonSet('d', {
   annotations: {
     'everynode.dev/node-sizing': JSON.stringify([
-      {
-        container: 'agent',
-        perAllocatable: { cpu: '0.5%', memory: '1%' },
-        perAllocatablePod: { memory: '4Mi' },
-        min: { cpu: '50m', memory: '128Mi' },
-        max: { cpu: '2', memory: '4Gi' },
-      },
-      {
-        container: 'agent',
-        nodeSelector: { matchLabels: { 'node.kubernetes.io/instance-type': 'r6a.32xlarge' } },
-        requests: { memory: '6Gi' },
-      },
+      ...exampleRules('agent'),
       {
         container: 'proxy',
-        nodeSelector: { matchLabels: { 'node.kubernetes.io/instance-type': 'm6a.large' } },
+        nodeSelector: { matchLabels: { [INSTANCE_TYPE]: 'm6a.large' } },
         requests: { cpu: '20m' },
       },
     ]),

@@ -7,36 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import type { PairMessage } from '../../../lib/messages/work-message.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
-import { aDaemonSet, aNode } from '../../support/builders.ts';
+import { eksNode, exampleRules, LARGE, XL8, XL32 } from '../../core/node-sizing/sizing-fixtures.ts';
+import { aDaemonSet } from '../../support/builders.ts';
 import { createDaemonSet, pairMessage, podsOf } from '../../support/reconcile-cluster.ts';
 import type { Harness } from '../../support/reconcile-harness.ts';
 import { coldDeps, reconcileRequests, startStepHarness } from '../../support/reconcile-step-deps.ts';
 
-const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+const rules = exampleRules('agent');
 
+/** A node of `type` to create: as the fixtures make it, without a resourceVersion. */
 function sizedNode(name: string, type: string, allocatable: Record<string, string>): V1Node {
-  const node = aNode(name, { labels: { [INSTANCE_TYPE]: type } });
-  return {
-    ...node,
-    metadata: { ...node.metadata, resourceVersion: undefined },
-    status: { ...node.status, allocatable },
-  };
+  const node = eksNode(name, type, allocatable);
+  return { ...node, metadata: { ...node.metadata, resourceVersion: undefined } };
 }
-
-const rules = [
-  {
-    container: 'agent',
-    perAllocatable: { cpu: '0.5%', memory: '1%' },
-    perAllocatablePod: { memory: '4Mi' },
-    min: { cpu: '50m', memory: '128Mi' },
-    max: { cpu: '2', memory: '4Gi' },
-  },
-  {
-    container: 'agent',
-    nodeSelector: { matchLabels: { [INSTANCE_TYPE]: 'r6a.32xlarge' } },
-    requests: { memory: '6Gi' },
-  },
-];
 
 describe('the pair step sizes the pods it creates', () => {
   let harness: Harness;
@@ -67,27 +50,9 @@ describe('the pair step sizes the pods it creates', () => {
   afterAll(async () => harness?.stop());
 
   it.each([
-    [
-      's-large',
-      'm6a.large',
-      { cpu: '1930m', memory: '7134148Ki', pods: '29' },
-      { cpu: '50m', memory: '186Mi' },
-      { cpu: '50m', memory: '372Mi' },
-    ],
-    [
-      's-8xl',
-      'm6a.8xlarge',
-      { cpu: '31850m', memory: '127414588Ki', pods: '234' },
-      { cpu: '160m', memory: '2181Mi' },
-      { cpu: '160m', memory: '4362Mi' },
-    ],
-    [
-      's-32xl',
-      'r6a.32xlarge',
-      { cpu: '127610m', memory: '1031864320Ki', pods: '737' },
-      { cpu: '639m', memory: '6Gi' },
-      { cpu: '639m', memory: '12Gi' },
-    ],
+    ['s-large', 'm6a.large', LARGE, { cpu: '50m', memory: '186Mi' }, { cpu: '50m', memory: '372Mi' }],
+    ['s-8xl', 'm6a.8xlarge', XL8, { cpu: '160m', memory: '2181Mi' }, { cpu: '160m', memory: '4362Mi' }],
+    ['s-32xl', 'r6a.32xlarge', XL32, { cpu: '639m', memory: '6Gi' }, { cpu: '639m', memory: '12Gi' }],
   ])(
     'on %s (%s) the agent gets its size, the proxy the template, with the requests of an unsized create',
     async (name, type, allocatable, requests, limits) => {
