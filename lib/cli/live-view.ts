@@ -20,6 +20,14 @@ export interface DaemonSetRow {
   readonly observed: boolean;
 }
 
+/** The in-place counts of the summary line. */
+export interface InPlaceCounts {
+  readonly updated: number;
+  readonly resized: number;
+  readonly infeasible: number;
+  readonly deferred: number;
+}
+
 /** Everything the view shows at one moment. */
 export interface ViewSnapshot {
   readonly daemonSets: readonly DaemonSetRow[];
@@ -28,6 +36,8 @@ export interface ViewSnapshot {
   readonly triggers: number;
   readonly podsCreated: number;
   readonly podsDeleted: number;
+  /** In-place updates, resizes and the resizes given up for a recreate, when any was counted. */
+  readonly inPlace?: InPlaceCounts;
   /** The last warnings and errors logged. */
   readonly recent: readonly string[];
 }
@@ -98,7 +108,17 @@ export function summaryLine(s: Readonly<ViewSnapshot>): string {
   return (
     `queues: ingress ${d.ingress} (+${d.ingressDelayed} delayed)  work ${d.work}  DLQ ${d.workDlq}` +
     ` | triggers ${s.triggers} (${s.triggersPerSecond.toFixed(1)}/s)` +
-    ` | pods created ${s.podsCreated}, deleted ${s.podsDeleted}`
+    ` | pods created ${s.podsCreated}, deleted ${s.podsDeleted}` +
+    inPlaceText(s.inPlace)
+  );
+}
+
+/** The in-place part of the summary line: empty until something was updated in place or fell back. */
+function inPlaceText(c: Readonly<InPlaceCounts> | undefined): string {
+  if (c === undefined || c.updated + c.resized + c.infeasible + c.deferred === 0) return '';
+  return (
+    ` | in place: updated ${c.updated}, resized ${c.resized},` +
+    ` fell back ${c.infeasible} infeasible, ${c.deferred} deferred`
   );
 }
 

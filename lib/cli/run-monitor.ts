@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalPipeline } from '../local/local-pipeline.ts';
+import { inPlaceMetrics } from '../reconcile/effects/in-place-update-metrics.ts';
 import type { CliIo } from './cli-args.ts';
 import {
   type DaemonSetRow,
@@ -55,6 +56,12 @@ async function snapshot(
     triggers: pipeline.bus.published,
     podsCreated: pipeline.counters.get('PodsCreated'),
     podsDeleted: pipeline.counters.get('PodsDeleted'),
+    inPlace: {
+      updated: pipeline.counters.get(inPlaceMetrics.updatedInPlace),
+      resized: pipeline.counters.get(inPlaceMetrics.resizedInPlace),
+      infeasible: pipeline.counters.get(inPlaceMetrics.resizeFallbacksInfeasible),
+      deferred: pipeline.counters.get(inPlaceMetrics.resizeFallbacksDeferred),
+    },
     recent,
   };
 }

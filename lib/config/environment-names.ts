@@ -22,6 +22,8 @@ export const EnvironmentName = {
   apiBurst: 'EVERYNODE_API_BURST',
   /** The fewest nodes a kept node LIST must hold for the DaemonSet steps to plan on it again (default 2,000). */
   nodeListReuseMinNodes: 'EVERYNODE_NODE_LIST_REUSE_MIN_NODES',
+  /** Seconds an in-place resize may stay Deferred before its pod is recreated (default 300). */
+  resizeDeferredSeconds: 'EVERYNODE_RESIZE_DEFERRED_SECONDS',
   /** The URL of the work queue (router to reconcile). */
   workQueueUrl: 'EVERYNODE_WORK_QUEUE_URL',
   /** The URL of the work queue's dead-letter queue. */

@@ -71,6 +71,9 @@ function reconcileHandlerFor(
     ...(options.nodeListReuseMinNodes !== undefined
       ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
       : {}),
+    ...(options.resizeDeferredSeconds !== undefined
+      ? { resizeDeferredSeconds: options.resizeDeferredSeconds }
+      : {}),
   };
   return createReconcileHandler({
     deps: buildReconcileDeps({ config, logger, sqs: queues.sqs }),

@@ -33,6 +33,8 @@ export interface LocalPipelineOptions {
   readonly reconcileConcurrency?: number;
   /** The fewest nodes a kept node LIST must hold for the DaemonSet steps to plan on it again (default 2,000). */
   readonly nodeListReuseMinNodes?: number;
+  /** Seconds an in-place resize may stay Deferred before its pod is recreated (default 300). */
+  readonly resizeDeferredSeconds?: number;
   /** Where log lines go (default nowhere), and from which level (default INFO). */
   readonly log?: (line: string) => void;
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';

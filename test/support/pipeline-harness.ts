@@ -45,6 +45,8 @@ export interface WorldOptions {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Plan DaemonSet steps on kept node LISTs from this many nodes (the process default is thousands). */
   readonly nodeListReuseMinNodes?: number;
+  /** Seconds an in-place resize may stay Deferred before its pod is recreated (the default is minutes). */
+  readonly resizeDeferredSeconds?: number;
 }
 
 /** A running world. */
@@ -159,6 +161,9 @@ export async function startPipelineWorld(options: WorldOptions = {}): Promise<Pi
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 2,
     ...(options.nodeListReuseMinNodes !== undefined
       ? { nodeListReuseMinNodes: options.nodeListReuseMinNodes }
+      : {}),
+    ...(options.resizeDeferredSeconds !== undefined
+      ? { resizeDeferredSeconds: options.resizeDeferredSeconds }
       : {}),
     ...(options.log
       ? { log: options.log, logLevel: options.logLevel ?? 'INFO' }

@@ -7,13 +7,18 @@
  * (core/in-place/in-place-state.ts), as a deleted one counts as missing until its replacement is
  * available. Only the no-surge plan's deletes qualify: with `maxSurge`, a new pod is created beside
  * the old one first, which an in-place update cannot do, so the rollout surges and recreates.
+ * Pods of the target revision whose resize the node cannot take are deleted to be recreated
+ * (effects/in-place-update-fallback.ts), whatever the setting now says: the resize was ours.
  */
 import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
 import type { Action, DeleteAction } from '../../core/action.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { inPlaceModeOf } from '../../core/in-place/in-place-setting.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { updateInPlace } from '../effects/in-place-update.ts';
+import { openSettledGates } from '../effects/in-place-gate-writes.ts';
+import { gatedUpdateInPlace } from '../effects/in-place-gated-update.ts';
+import { type ResizeFallbacks, resizeFallbacks } from '../effects/in-place-update-fallback.ts';
+import { emptyReport, type StepReport } from '../effects/step-report.ts';
 
 /** What the in-place pass did. */
 export interface InPlacePass {
@@ -23,6 +28,10 @@ export interface InPlacePass {
   readonly updated: number;
   /** Deletes an in-place update could not replace, with their reasons (logged). */
   readonly recreated: number;
+  /** The in-place updates, resizes and recreates counted by kind. */
+  readonly report: StepReport;
+  /** The resizes given up for a recreate: their deletes are among `actions`. */
+  readonly fallbacks: ResizeFallbacks;
 }
 
 /** What the pass works from. */
@@ -48,8 +57,13 @@ export async function inPlaceInsteadOfDeletes(
   input: Readonly<InPlaceRolloutInput>,
 ): Promise<InPlacePass> {
   const { ds, actions, pods, revisions, targetHash } = input;
+  // Gated pods whose in-place update settled (or whose create was not followed by the gate's True)
+  // get it (effects/in-place-gate-writes.ts), whatever the setting now says.
+  await openSettledGates(deps, pods);
+  const fallbacks = resizeFallbacks(deps, ds, pods, targetHash);
+  const report = emptyReport();
   if (inPlaceModeOf(ds) !== 'IfPossible' || ds.spec?.updateStrategy?.type === 'OnDelete')
-    return { actions, updated: 0, recreated: 0 };
+    return { actions: [...actions, ...fallbacks.deletes], updated: 0, recreated: 0, report, fallbacks };
   const byHash = (hash: string | undefined) =>
     revisions.find((r) => r.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === hash);
   // The step that writes the target revision has not listed it: the DaemonSet's template is it.
@@ -72,10 +86,19 @@ export async function inPlaceInsteadOfDeletes(
       kept.push(action);
       continue;
     }
-    const outcome = await updateInPlace(deps, { ds, pod, oldRevision, newRevision, newHash: targetHash });
-    if (outcome.type === 'updated' || outcome.type === 'resized') updated++;
-    else if (outcome.type === 'recreate') {
+    const outcome = await gatedUpdateInPlace(deps, {
+      ds,
+      pod,
+      oldRevision,
+      newRevision,
+      newHash: targetHash,
+    });
+    if (outcome.type === 'updated' || outcome.type === 'resized') {
+      updated++;
+      report[outcome.type === 'updated' ? 'updatedInPlace' : 'resizedInPlace']++;
+    } else if (outcome.type === 'recreate') {
       recreated++;
+      report.inPlaceRecreates++;
       deps.ports.logger.info('recreating a daemon pod: its change cannot be made in place', {
         pod: pod.metadata?.name,
         node: action.node,
@@ -84,5 +107,6 @@ export async function inPlaceInsteadOfDeletes(
       kept.push(action);
     }
   }
-  return { actions: kept, updated, recreated };
+  // After the loop: a fallback's pod is of the target revision, never one to update in place.
+  return { actions: [...kept, ...fallbacks.deletes], updated, recreated, report, fallbacks };
 }

@@ -12,6 +12,7 @@ import { planRollout } from '../../core/rolling-update/plan.ts';
 import type { RolloutAllowance } from '../../core/safe-rollout/rollout-types.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
+import { sumReports } from '../effects/step-report.ts';
 import { pairKey } from '../memory/expectations.ts';
 import { inPlaceInsteadOfDeletes } from './in-place-rollout.ts';
 
@@ -37,6 +38,8 @@ export interface RollingUpdateResult {
   readonly executed: ExecutionResult;
   /** The views with the pods this step deleted marked terminating until their grace period ends. */
   readonly viewsAfter: readonly NodeView[];
+  /** When a Deferred in-place resize reaches its deadline, in seconds (effects/in-place-update-fallback.ts). */
+  readonly resizeDeadlineSeconds?: number;
 }
 
 /**
@@ -53,22 +56,34 @@ export async function rollingUpdate(
   const { ds, views, currentHash, now, gateKeys, allowance } = input;
   const planned = planRollout({ ds, nodes: views, currentHash, now, gateKeys, allowance });
   // Old pods the DaemonSet lets update in place are patched instead of deleted (in-place-rollout.ts).
-  const { actions } = await inPlaceInsteadOfDeletes(deps, {
+  const pass = await inPlaceInsteadOfDeletes(deps, {
     ds,
     actions: planned,
     pods: input.pods,
     revisions: input.revisions ?? [],
     targetHash: currentHash,
   });
+  const { actions, fallbacks } = pass;
   const uid = ds.metadata?.uid ?? '';
   const executed = await executeActions(deps, ds, actions, {
     pods: input.pods,
     verifyNameClashes: true,
     beforeDelete: (action) =>
       deps.memory.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
-    afterDelete: (action) => deps.memory.keptPods.noteDeleting(uid, action.uid, now),
+    afterDelete: (action) => {
+      deps.memory.keptPods.noteDeleting(uid, action.uid, now);
+      fallbacks.afterDelete(action);
+    },
   });
-  return { actions, executed, viewsAfter: afterDeletes(views, actions, now) };
+  const report = sumReports(executed.report, pass.report, fallbacks.report());
+  return {
+    actions,
+    executed: { ...executed, report },
+    viewsAfter: afterDeletes(views, actions, now),
+    ...(fallbacks.requeueAfterSeconds === undefined
+      ? {}
+      : { resizeDeadlineSeconds: fallbacks.requeueAfterSeconds }),
+  };
 }
 
 /** The views with the pods the rolling update just deleted marked terminating until their grace period ends. */

@@ -170,6 +170,7 @@ export async function syncDaemonSet(
   const statusWrites = early.writes + written.writes;
   const wait = earliest([
     [rollout.executed.requeueAfterSeconds, 'rolling update waits for minReadySeconds'],
+    [rollout.resizeDeadlineSeconds, 'a deferred in-place resize reaches its deadline'],
     [statusRequeue(ds, status, now)?.afterSeconds, 'status depends on time passing'],
     [earliestNodeFreeSeconds(ds, rollout.viewsAfter, now), 'pods terminating on nodes that need one'],
     [fan.capped ? BURST_CONTINUATION_SECONDS : undefined, 'burst cap left pairs for the next run'],

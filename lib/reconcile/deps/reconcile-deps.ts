@@ -54,12 +54,19 @@ export interface ProcessMemory {
   readonly events: EventRecorder;
 }
 
+/** Settings of the reconcile function the steps read (setup/reconcile-config.ts); each has a default. */
+export interface ReconcileSettings {
+  /** How long an in-place resize may stay Deferred before its pod is recreated (core/in-place/resize-fallback.ts). */
+  readonly resizeDeferredSeconds?: number;
+}
+
 /** Everything a reconcile step needs from the outside world. */
 export interface ReconcileDeps {
   readonly ports: ReconcilePorts;
   readonly memory: ProcessMemory;
   /** The time plans are made at (pod availability, backoff, hint freshness). */
   readonly clock: () => Date;
+  readonly settings?: ReconcileSettings;
 }
 
 /** The part of the deps a helper may touch: the ports named `P`, the memory named `M`, and the clock. */

@@ -42,6 +42,13 @@ export const reportKeys = [
   'rolloutHalts',
   'rolloutReverts',
   'rolloutRetries',
+  /** In-place updates: pods patched to new images (or labels), pods resized, pods recreated instead. */
+  'updatedInPlace',
+  'resizedInPlace',
+  'inPlaceRecreates',
+  /** Resizes given up for a recreate: the node reported them Infeasible, or Deferred past the deadline. */
+  'resizeFallbacksInfeasible',
+  'resizeFallbacksDeferred',
 ] as const;
 
 /** One of the counted things. */

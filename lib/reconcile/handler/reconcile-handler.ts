@@ -13,6 +13,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { processRequestCounter, type RequestCounter } from '../../kube/request-counter.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
+import { inPlaceMetrics } from '../effects/in-place-update-metrics.ts';
 import { nonZero, type ReportKey } from '../effects/step-report.ts';
 import {
   type BatchPlan,
@@ -60,6 +61,7 @@ const reportMetrics: Partial<Record<ReportKey, string>> = {
   rolloutHalts: 'RolloutHalts',
   rolloutReverts: 'RolloutReverts',
   rolloutRetries: 'RolloutRetries',
+  ...inPlaceMetrics,
 };
 
 function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {

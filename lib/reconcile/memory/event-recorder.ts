@@ -44,6 +44,10 @@ export const EventReason = {
   UpdatedInPlace: 'UpdatedInPlace',
   /** everynode: a pod's containers were resized in place to a new revision's resources. */
   Resized: 'Resized',
+  /** everynode: the node cannot take a pod's in-place resize at all (Infeasible): the pod was recreated. */
+  ResizeInfeasible: 'ResizeInfeasible',
+  /** everynode: a pod's in-place resize stayed Deferred past its deadline: the pod was recreated. */
+  ResizeDeferred: 'ResizeDeferred',
 } as const;
 
 /** An event reason. */

@@ -76,5 +76,8 @@ export function reconcileDepsFor(
       events: new EventRecorder({ kube, clock, logger }),
     },
     clock,
+    ...(config.resizeDeferredSeconds === undefined
+      ? {}
+      : { settings: { resizeDeferredSeconds: config.resizeDeferredSeconds } }),
   };
 }

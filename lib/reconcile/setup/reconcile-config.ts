@@ -21,6 +21,7 @@ const environmentSchema = clusterEnvironmentSchema.extend({
   [EnvironmentName.workDlqUrl]: queueUrl,
   [EnvironmentName.ingressQueueUrl]: queueUrl,
   [EnvironmentName.sqsEndpoint]: z.url().optional(),
+  [EnvironmentName.resizeDeferredSeconds]: z.coerce.number().positive().optional(),
 });
 
 /** The reconcile function's settings. */
@@ -35,6 +36,8 @@ export interface ReconcileConfig {
   readonly sqsEndpoint?: string;
   /** The fewest nodes a kept node LIST must hold to be planned on again (default NODE_LIST_REUSE_MIN_NODES). */
   readonly nodeListReuseMinNodes?: number;
+  /** How long an in-place resize may stay Deferred before its pod is recreated (default RESIZE_DEFERRED_DEADLINE_SECONDS). */
+  readonly resizeDeferredSeconds?: number;
 }
 
 /**
@@ -49,6 +52,7 @@ export function reconcileConfigFromEnvironment(
   const apiQps = e[EnvironmentName.apiQps];
   const sqsEndpoint = e[EnvironmentName.sqsEndpoint];
   const nodeListReuseMinNodes = e[EnvironmentName.nodeListReuseMinNodes];
+  const resizeDeferredSeconds = e[EnvironmentName.resizeDeferredSeconds];
   return {
     managedKind: e[EnvironmentName.managedKind],
     cluster: clusterConfigOf(e, 'reconcile'),
@@ -61,5 +65,6 @@ export function reconcileConfigFromEnvironment(
     },
     ...(sqsEndpoint ? { sqsEndpoint } : {}),
     ...(nodeListReuseMinNodes !== undefined ? { nodeListReuseMinNodes } : {}),
+    ...(resizeDeferredSeconds !== undefined ? { resizeDeferredSeconds } : {}),
   };
 }

@@ -9,7 +9,9 @@
  *   status images, addresses, capacity and allocatable too, which the DaemonSet decision never reads).
  * - Pods: phase, readiness, node binding, deletion — plus the controller reference, so a pod released
  *   by `--cascade=orphan` reaches a DaemonSet step that may adopt it (upstream `updatePod` enqueues on
- *   a controllerRef change for the same reason).
+ *   a controllerRef change for the same reason), and the reason of a PodResizePending condition, so
+ *   an in-place resize the node reports Infeasible or Deferred reaches the DaemonSet step that
+ *   recreates the pod instead (the pod is already not ready: its readiness does not change).
  * - DaemonSets: generation (every spec change bumps it), annotations (where apps/v1 carries the
  *   everynode extensions), deletion. Status-only updates — our own status writes — are dropped, so a
  *   status write never loops back as work.
@@ -17,6 +19,7 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
+import { gateToReopen } from '../../core/in-place/in-place-gate.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
 import { restartsOf } from '../../core/safe-rollout/rollout-health.ts';
 import type { TriggeringResource, WatchedObjects } from '../../kube/kube-port.ts';
@@ -54,7 +57,16 @@ function podFacets(pod: Readonly<V1Pod>, shared: (value: string) => string): Fac
     node: shared(pod.spec?.nodeName ?? ''),
     deleting: String(pod.metadata?.deletionTimestamp !== undefined),
     controller: shared(controllerOf(pod)?.uid ?? ''),
+    // An in-place update settled behind a closed gate: its DaemonSet step opens the gate.
+    inPlaceGate: String(gateToReopen(pod)),
+    resize: shared(resizePendingReason(pod)),
   };
+}
+
+/** The reason of the PodResizePending condition holding on `pod` (Infeasible, Deferred), or ''. */
+function resizePendingReason(pod: Readonly<V1Pod>): string {
+  const pending = pod.status?.conditions?.find((c) => c.type === 'PodResizePending' && c.status === 'True');
+  return pending === undefined ? '' : (pending.reason ?? 'Pending');
 }
 
 function daemonSetFacets(ds: Readonly<DaemonSet>): Facets {
