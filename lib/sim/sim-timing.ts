@@ -10,6 +10,12 @@ export interface SimTiming {
   readonly timeScale: number;
   /** From a pod being bound to a Ready node until its containers run (phase Running). Default 1. */
   readonly podStartSeconds: number;
+  /**
+   * The part of `podStartSeconds` a new pod spends on its sandbox (network namespace, CNI, IP)
+   * before its containers are created: a container restarted in place skips it, as the kubelet's
+   * computePodActions keeps the sandbox when only a container changed. Default 0.
+   */
+  readonly podSandboxSeconds: number;
   /** From containers running until they are ready (condition Ready=True). Default 1. */
   readonly podReadySeconds: number;
   /** How long a container with a crash/fail/succeed image marker runs before it exits. Default 2. */
@@ -42,6 +48,7 @@ export interface SimTiming {
 export const defaultSimTiming: SimTiming = {
   timeScale: 1,
   podStartSeconds: 1,
+  podSandboxSeconds: 0,
   podReadySeconds: 1,
   containerExitSeconds: 2,
   containerStopSeconds: 1,
@@ -55,6 +62,11 @@ export const defaultSimTiming: SimTiming = {
 /** `partial` over the defaults; throws a RangeError on a negative or non-finite value. */
 export function resolveSimTiming(partial: Readonly<Partial<SimTiming>> = {}): SimTiming {
   const timing = { ...defaultSimTiming, ...partial };
+  if (timing.podSandboxSeconds > timing.podStartSeconds) {
+    throw new RangeError(
+      `simulated cluster timing podSandboxSeconds (${timing.podSandboxSeconds}) must not exceed podStartSeconds (${timing.podStartSeconds})`,
+    );
+  }
   for (const [name, value] of Object.entries(timing)) {
     if (!Number.isFinite(value) || value < 0) {
       throw new RangeError(`simulated cluster timing ${name} must be a finite number >= 0, got ${value}`);

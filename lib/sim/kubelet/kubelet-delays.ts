@@ -6,6 +6,7 @@ import type { RunDelays } from './kubelet-pod-run.ts';
 export function runDelaysOf(t: Readonly<SimTiming>): RunDelays {
   return {
     startMs: scaledMs(t, t.podStartSeconds),
+    sandboxMs: scaledMs(t, t.podSandboxSeconds),
     readyMs: scaledMs(t, t.podReadySeconds),
     exitMs: scaledMs(t, t.containerExitSeconds),
     backOffMs: scaledMs(t, t.crashLoopBackOffSeconds),

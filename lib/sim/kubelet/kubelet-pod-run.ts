@@ -67,7 +67,10 @@ export interface PodRun {
 
 /** Real milliseconds of each delay, already scaled by the cluster's timeScale. */
 export interface RunDelays {
+  /** From a pod's admission until its containers run. */
   readonly startMs: number;
+  /** The part of `startMs` spent on the sandbox, which a container restarted in place skips (default 0). */
+  readonly sandboxMs?: number;
   readonly readyMs: number;
   readonly exitMs: number;
   readonly backOffMs: number;
@@ -153,7 +156,7 @@ function transitionTime(c: Readonly<ContainerRun>, delays: Readonly<RunDelays>):
   switch (state.kind) {
     case 'waiting':
       return state.reason === 'ContainerCreating'
-        ? state.since + delays.startMs
+        ? state.since + delays.startMs - (c.restartCount > 0 ? (delays.sandboxMs ?? 0) : 0)
         : state.since + state.backOffMs;
     case 'running':
       if (keepsRunning(c)) return state.ready ? undefined : state.startedAt + delays.readyMs;

@@ -159,3 +159,26 @@ describe('advancePodRun', () => {
     expect(advancePodRun(rejected, 10_000, delays).dueAt).toBeUndefined();
   });
 });
+
+describe('the pod sandbox', () => {
+  const withSandbox: RunDelays = { ...delays, sandboxMs: 40 };
+
+  it('delays a new pod’s containers but not a container restarted in place', () => {
+    const first = advancePodRun(admitted('busybox'), 0, withSandbox);
+    expect(first.dueAt).toBe(100);
+    const running = advancePodRun(first.run, 100, withSandbox).run;
+    const [container] = running.containers;
+    if (!container) throw new Error('no container');
+    const restarted: PodRun = {
+      ...running,
+      containers: [
+        {
+          ...container,
+          restartCount: 1,
+          state: { kind: 'waiting', reason: 'ContainerCreating', since: 500 },
+        },
+      ],
+    };
+    expect(advancePodRun(restarted, 500, withSandbox).dueAt).toBe(560);
+  });
+});
