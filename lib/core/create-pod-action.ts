@@ -5,13 +5,15 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { CreateAction } from './action.ts';
 import { daemonPodFor, daemonPodName } from './daemon-pod.ts';
 import type { DaemonSet } from './daemon-set.ts';
+import { createsGatedPods, withInPlaceGate } from './in-place/in-place-gate.ts';
 
 /**
  * A create of `ds`'s pod for `nodeName` at revision `currentHash`, under the first attempt number
  * whose name none of `podsOnNode` holds: a replacement never collides with the pod it replaces
  * (even one still terminating), and planners that see the same state pick the same name, so a
  * duplicate create fails with 409 instead of making a second pod. The pod tolerates the node
- * readiness gate keys `gateKeys` (see `DaemonPodOptions.gateKeys`).
+ * readiness gate keys `gateKeys` (see `DaemonPodOptions.gateKeys`); a DaemonSet updating in place
+ * gives it the in-place readiness gate (`in-place/in-place-gate.ts`).
  */
 export function createPodAction(
   ds: Readonly<DaemonSet>,
@@ -27,5 +29,6 @@ export function createPodAction(
   let attempt = 0;
   while (taken.has(daemonPodName(dsName, nodeName, currentHash, attempt))) attempt++;
   const pod = daemonPodFor(ds, nodeName, currentHash, { attempt, annotations: { ...annotations }, gateKeys });
-  return { type: 'create', node: nodeName, pod, reason };
+  // A DaemonSet that updates in place gates its pods' readiness on the update (in-place-gate.ts).
+  return { type: 'create', node: nodeName, pod: createsGatedPods(ds) ? withInPlaceGate(pod) : pod, reason };
 }

@@ -4,6 +4,7 @@
  * (podByCreationTimestampAndPhase).
  */
 import type { V1Pod } from '@kubernetes/client-node';
+import { isHeldByInPlaceGate } from './in-place/in-place-gate.ts';
 import { pendingInPlaceUpdate } from './in-place/in-place-state.ts';
 
 /**
@@ -21,12 +22,14 @@ export function timestampMillis(value: unknown): number | undefined {
 }
 
 /**
- * True when the pod's `Ready` condition is `True` (upstream podutil.IsPodReady) and no in-place
- * update of it is pending (`in-place/in-place-state.ts`: the Ready condition lags the patch).
+ * True when the pod's `Ready` condition is `True` (upstream podutil.IsPodReady), no in-place
+ * update of it is pending (`in-place/in-place-state.ts`: the Ready condition lags the patch) and
+ * its in-place readiness gate, if it has one, is not closed (`in-place/in-place-gate.ts`: the
+ * Ready condition lags the gate's False until the kubelet's next sync).
  */
 export function isPodReady(pod: Readonly<V1Pod>): boolean {
   const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-  return ready && pendingInPlaceUpdate(pod) === undefined;
+  return ready && pendingInPlaceUpdate(pod) === undefined && !isHeldByInPlaceGate(pod);
 }
 
 /**

@@ -11,6 +11,7 @@ import { DEFAULT_MANAGED_KIND, type ManagedKind, managedResourceOf } from './man
 import { nodeOperations } from './node-operations.ts';
 import type { ModelName } from './object-codec.ts';
 import { podOperations } from './pod-operations.ts';
+import { podStatusOperations } from './pod-status-operations.ts';
 import { RequestBudget } from './request-budget.ts';
 import { processRequestCounter, type RequestCounter } from './request-counter.ts';
 import { revisionOperations } from './revision-operations.ts';
@@ -94,6 +95,7 @@ export function createKubePort(options: Readonly<KubePortOptions>): KubePort {
     managedKind,
     ...daemonSetOperations(configuration, managedKind),
     ...podOperations(configuration),
+    ...podStatusOperations(configuration),
     ...nodeOperations(configuration),
     ...revisionOperations(configuration),
     ...clusterIdentityOperations(configuration, options.connection),

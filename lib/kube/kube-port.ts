@@ -10,6 +10,7 @@ import type {
   V1NodeCondition,
   V1OwnerReference,
   V1Pod,
+  V1PodCondition,
   V1Taint,
 } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
@@ -207,6 +208,16 @@ export interface KubePort {
     namespace: string,
     name: string,
     operations: readonly JsonPatchOperation[],
+  ): Promise<V1Pod>;
+
+  /**
+   * Sets `conditions` of the pod through `pods/status`, merged by their type (the kubelet's stay),
+   * if it still has `target.uid` (and `resourceVersion`, when given): ConflictError otherwise,
+   * NotFoundError when it is gone. Returns the pod as stored.
+   */
+  patchPodConditions(
+    target: ObjectPreconditions,
+    conditions: readonly Readonly<V1PodCondition>[],
   ): Promise<V1Pod>;
 
   /** ControllerRevisions in `namespace`, or in every namespace when it is undefined. */

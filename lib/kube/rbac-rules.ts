@@ -102,6 +102,12 @@ function reconcileRules(group: string): FunctionRule[] {
       verbs: ['patch'],
     },
     {
+      why: "effects/in-place-gate-writes.ts sets the everynode.dev/InPlaceUpdateReady readiness gate condition of a daemon pod (True after its create and once an in-place update settled, False before one) through the status subresource, a strategic merge patch by condition type that leaves the kubelet's conditions alone (patchPodConditions).",
+      apiGroups: [''],
+      resources: ['pods/status'],
+      verbs: ['patch'],
+    },
+    {
       why: 'memory/event-recorder.ts records core/v1 Events with the upstream DaemonSet reasons; it only creates them (its spam filter drops repeats instead of patching a series).',
       apiGroups: [''],
       resources: ['events'],

@@ -176,6 +176,16 @@ function routerAndReconcileCases(): Case[] {
         { op: 'test', path: '/metadata/uid', value: pod.uid },
       ]);
     }),
+    rec(
+      'sets the in-place readiness gate of a pod (in-place-gate-writes.ts)',
+      '',
+      'pods/status',
+      'patch',
+      (s) =>
+        s.kube.reconcile.patchPodConditions(meta(s, 'pAdopt'), [
+          { type: 'everynode.dev/InPlaceUpdateReady', status: 'True' },
+        ]),
+    ),
     rec('records an Event (event-recorder.ts)', '', 'events', 'create', (s) => {
       const { namespace, name, uid } = meta(s, 'ds');
       const involvedObject = { apiVersion: kind, kind: 'DaemonSet', namespace, name, uid };

@@ -20,6 +20,7 @@ import {
 import { isNamespaceGone } from '../../kube/namespace-gone.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
+import { openCreatedGate } from './in-place-gate-writes.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
 import { isRefused, isTemplateRefusal, podRevision, recordRefusal } from './template-refusal.ts';
 
@@ -151,6 +152,7 @@ async function createOne(
     try {
       const made = await deps.ports.kube.createPod(pod);
       report.created++;
+      await openCreatedGate(deps, made);
       const version = made.metadata?.resourceVersion;
       if (version !== undefined) deps.memory.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
       deps.memory.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);

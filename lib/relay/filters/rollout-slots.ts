@@ -14,6 +14,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { rolloutExtensionsOf } from '../../core/extensions.ts';
+import { gateToReopen } from '../../core/in-place/in-place-gate.ts';
 import { allowsSurge, isRollingUpdate } from '../../core/rolling-update/budget.ts';
 import { turnedReady } from '../cluster-view/decision-facets.ts';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
@@ -33,6 +34,8 @@ const standings = new WeakMap<Readonly<DaemonSet>, RolloutStanding>();
  * - the pod turned ready (`changes` names `ready` and it is ready now, not being deleted) or was
  *   seen ready at its creation (a replayed or resumed watch shows one): its node may count as
  *   available again, which frees room in `maxUnavailable`;
+ * - or its in-place update settled behind its closed readiness gate (facet `inPlaceGate`,
+ *   core/in-place/in-place-gate.ts): the step opens the gate, and the pod turns ready;
  * - or, when the rollout surges, the pod was removed: a node with an old and a new pod holds a
  *   surge slot until its old pod is gone. Without surge a removal frees nothing: its node is
  *   unavailable until the replacement is ready, whose own readiness change then counts.
@@ -51,7 +54,8 @@ export function freesRolloutSlot(
   const standing = standingOf(ds);
   if (standing === 'settled') return false;
   if (type === 'DELETED') return standing === 'surging';
-  return turnedReady(type, changes, pod);
+  // A settled in-place update's gate to open: the pod turns ready once the step opens it.
+  return turnedReady(type, changes, pod) || (changes.includes('inPlaceGate') && gateToReopen(pod));
 }
 
 function standingOf(ds: Readonly<DaemonSet>): RolloutStanding {

@@ -21,11 +21,13 @@ export interface PodConditionJson {
   message?: string;
 }
 
-/** Which pod the status is for (CrashLoopBackOff messages name it). */
+/** Which pod the status is for (CrashLoopBackOff messages name it), and its readiness gates. */
 export interface PodIdentity {
   readonly name: string;
   readonly namespace: string;
   readonly uid: string;
+  /** The condition types of `spec.readinessGates`: Ready waits for each to be True. */
+  readonly readinessGates?: readonly string[];
 }
 
 /** Conditions the kubelet owns; every other one (PodScheduled, DisruptionTarget…) is kept as found. */
@@ -59,7 +61,11 @@ export function podStatusFor(
   return {
     ...base,
     phase: run.phase,
-    conditions: [...resizeConditionsFor(run), ...kubeletConditionsFor(run, prior, now), ...kept],
+    conditions: [
+      ...resizeConditionsFor(run),
+      ...kubeletConditionsFor(run, prior, now, readinessGatesNotReady(pod.readinessGates ?? [], kept)),
+      ...kept,
+    ],
     ...(started ? { podIP: run.podIP, podIPs: [{ ip: run.podIP }] } : {}),
     containerStatuses: run.containers.map((c) => ({
       ...containerStatusFor(c, pod),
@@ -69,14 +75,38 @@ export function podStatusFor(
 }
 
 /**
+ * Why the readiness gates hold the pod not ready, or undefined when each gate's condition among
+ * `conditions` (those the kubelet does not own, as the API server has them) is True (upstream
+ * pkg/kubelet/status/generate.go GeneratePodReadyCondition, with its messages).
+ */
+export function readinessGatesNotReady(
+  gates: readonly string[],
+  conditions: readonly PodConditionJson[],
+): { reason: string; message: string } | undefined {
+  const messages = gates.flatMap((type) => {
+    const condition = conditions.find((c) => c.type === type);
+    if (condition === undefined)
+      return [`corresponding condition of pod readiness gate "${type}" does not exist.`];
+    if (condition.status !== 'True')
+      return [`the status of pod readiness gate "${type}" is not "True", but ${condition.status}`];
+    return [];
+  });
+  return messages.length === 0
+    ? undefined
+    : { reason: 'ReadinessGatesNotReady', message: messages.join(', ') };
+}
+
+/**
  * The four conditions the kubelet owns, in the order it writes them (upstream
  * pkg/kubelet/status/generate.go): not-ready reasons ContainersNotReady while running, PodCompleted
- * once the pod has ended.
+ * once the pod has ended. Ready is ContainersReady unless that is True and a readiness gate is not
+ * (`gatesNotReady`: reason ReadinessGatesNotReady).
  */
 function kubeletConditionsFor(
   run: Readonly<PodRun>,
   prior: readonly PodConditionJson[],
   now: number,
+  gatesNotReady: { reason: string; message: string } | undefined,
 ): PodConditionJson[] {
   const ready = containersReady(run) && run.phase === 'Running';
   const ended = run.phase === 'Succeeded' || run.phase === 'Failed';
@@ -95,7 +125,7 @@ function kubeletConditionsFor(
   return [
     condition('PodReadyToStartContainers', run.phase !== 'Pending'),
     condition('Initialized', true),
-    condition('Ready', ready, notReady),
+    condition('Ready', ready && gatesNotReady === undefined, ready ? gatesNotReady : notReady),
     condition('ContainersReady', ready, notReady),
   ];
 }

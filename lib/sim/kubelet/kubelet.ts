@@ -189,9 +189,11 @@ export class SimKubelets implements SimController {
         name,
         (stored) => {
           const previous = stored.status as Readonly<Record<string, unknown>> | undefined;
+          const gates = (stored.spec as V1PodSpec | undefined)?.readinessGates ?? [];
+          const readinessGates = gates.map((g) => g.conditionType);
           const status = {
             ...previous,
-            ...podStatusFor(run, { name, namespace, uid }, previous, hostIP, now),
+            ...podStatusFor(run, { name, namespace, uid, readinessGates }, previous, hostIP, now),
           };
           return { ...stored, status };
         },

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { admitPod, advancePodRun, type RunDelays } from '../../../lib/sim/kubelet/kubelet-pod-run.ts';
+import { admitPod, advancePodRun } from '../../../lib/sim/kubelet/kubelet-pod-run.ts';
 import { podStatusFor } from '../../../lib/sim/kubelet/kubelet-pod-status.ts';
 import { aNode } from '../../support/builders.ts';
+import { TEST_RUN_DELAYS } from '../../support/run-delays.ts';
 
-const delays: RunDelays = {
-  startMs: 1000,
-  readyMs: 1000,
-  exitMs: 2000,
-  backOffMs: 10_000,
-  maxBackOffMs: 300_000,
-  stopMs: 1000,
-};
+const delays = TEST_RUN_DELAYS;
 const pod = { name: 'p', namespace: 'ns', uid: 'u1' };
 const t0 = Date.parse('2026-03-01T10:00:00Z');
 const scheduled = {
