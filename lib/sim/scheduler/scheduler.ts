@@ -1,8 +1,10 @@
 /**
  * The simulated kube-scheduler: binds pending pods (no `spec.nodeName`, not being deleted, for the
  * default scheduler) to nodes by the pure decision of scheduler-filter.ts, and leaves pods that fit
- * nowhere Pending with `PodScheduled=False`, reason `Unschedulable`, retrying them when a node
- * changes (upstream moves unschedulable pods back to the active queue on node events).
+ * nowhere Pending with `PodScheduled=False`, reason `Unschedulable`, and a `FailedScheduling`
+ * event, retrying them when a node changes or a pod bound there frees room (upstream moves
+ * unschedulable pods back to the active queue on such events). What bound pods request per node
+ * is kept by node-usage.ts from pod events.
  * Binding sets `spec.nodeName` and `PodScheduled=True` in one write, as the pods/binding
  * subresource does (pkg/registry/core/pod/storage assignPod).
  */
