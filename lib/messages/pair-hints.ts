@@ -89,6 +89,11 @@ export const nodeHintSchema = z.object({
   unschedulable: z.boolean().optional(),
   conditions: z.array(conditionHintSchema).optional(),
   /**
+   * The node's `status.allocatable` cpu, memory and pods, which node sizing reads; absent from
+   * older senders' hints (the step then reads the node when a DaemonSet sizes its pods).
+   */
+  allocatable: stringMap.optional(),
+  /**
    * What the node readiness gate decision reads besides the taints: the released marker and
    * everynode's condition (`node-gate-hint.ts`); absent from older senders' hints (unknown).
    */
@@ -225,9 +230,20 @@ export function podFromHint(hint: Readonly<PodHint>, namespace: string, targetNo
   };
 }
 
+/** The allocatable resources node sizing reads. */
+const SIZING_RESOURCES = ['cpu', 'memory', 'pods'] as const;
+
+function allocatableHint(allocatable: Readonly<Record<string, string>> | undefined) {
+  const kept = SIZING_RESOURCES.flatMap((name) =>
+    allocatable?.[name] === undefined ? [] : [[name, allocatable[name]] as const],
+  );
+  return Object.fromEntries(kept);
+}
+
 /**
- * The hint of `node`: what placement reads (labels, taints, unschedulable, conditions) and its
- * readiness gate state (the released marker and everynode's condition).
+ * The hint of `node`: what placement reads (labels, taints, unschedulable, conditions), the
+ * allocatable resources node sizing reads, and its readiness gate state (the released marker and
+ * everynode's condition).
  */
 export function nodeHintOf(node: Readonly<V1Node>): NodeHint {
   const meta = node.metadata ?? {};
@@ -242,13 +258,14 @@ export function nodeHintOf(node: Readonly<V1Node>): NodeHint {
     ),
     unschedulable: node.spec?.unschedulable,
     conditions: conditionHints(node.status?.conditions),
+    allocatable: allocatableHint(node.status?.allocatable),
     gate: nodeGateHintOf(node),
   });
 }
 
 /**
- * The node a hint describes, for planning only: metadata, taints, unschedulable, conditions and,
- * when hinted, its readiness gate state.
+ * The node a hint describes, for planning only: metadata, taints, unschedulable, conditions,
+ * allocatable and, when hinted, its readiness gate state.
  */
 export function nodeFromHint(hint: Readonly<NodeHint>): V1Node {
   const node: V1Node = {
@@ -269,6 +286,7 @@ export function nodeFromHint(hint: Readonly<NodeHint>): V1Node {
       conditions: hint.conditions?.map((c) =>
         withoutUndefined({ ...c, lastTransitionTime: dateOf(c.lastTransitionTime) }),
       ),
+      allocatable: hint.allocatable,
     }),
   };
   return hint.gate === undefined ? node : withNodeGateHint(node, hint.gate);

@@ -11,6 +11,7 @@ import { isControlledBy } from '../../core/controller-ref.ts';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { gateKeysFor } from '../../core/node-gates/gate-declaration.ts';
+import { nodeSizingOf } from '../../core/node-sizing/node-sizing.ts';
 import { planPair } from '../../core/pair-plan.ts';
 import { terminationWaitSeconds } from '../../core/pair-waits.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';
@@ -185,6 +186,8 @@ async function hintedNodeState(
     hints.pods
       .map((pod) => podFromHint(pod, ds.metadata?.namespace ?? 'default', nodeName))
       .filter((pod) => isControlledBy(pod, ds));
+  // A node hinted without its allocatable (an older sender's) is read when a DaemonSet sizes its pods.
+  if (hints.node.allocatable === undefined && daemonSets.some((ds) => nodeSizingOf(ds).length)) return;
   const node = nodeFromHint(hints.node);
   return { daemonSets, node, podsOf, nodeConfirmed: false, gateStateKnown: hints.node.gate !== undefined };
 }

@@ -6,6 +6,7 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
+import { nodeSizingOf } from '../../core/node-sizing/node-sizing.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';
 import { readsInsteadOf } from '../../messages/hint-caps.ts';
 import { nodeFromHint, type PairHints, podFromHint } from '../../messages/pair-hints.ts';
@@ -176,8 +177,9 @@ export async function readHintedPair(
   const namespace = ds.metadata?.namespace ?? 'default';
   // A node missing from the DaemonSet step's LIST may have joined since: its absence is asked of the
   // API server (a GET), never taken from a LIST, before any pod of it is deleted.
+  // So is a node hinted without its allocatable (an older sender's) when the DaemonSet sizes its pods.
   const { node, confirmed } =
-    hints.node === null
+    hints.node === null || (hints.node.allocatable === undefined && nodeSizingOf(ds).length > 0)
       ? await readNode(deps, nodeName, 'fresh')
       : { node: nodeFromHint(hints.node), confirmed: false };
   const current = hints.daemonSet.revisionHash ?? (await currentRevisionHash(deps, ds));

@@ -5,6 +5,7 @@
 import type { V1DaemonSet, V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
+import { nodeHintOf } from '../../../lib/messages/pair-hints.ts';
 import type { PairMessage } from '../../../lib/messages/work-message.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
 import { eksNode, exampleRules, LARGE, XL8, XL32 } from '../../core/node-sizing/sizing-fixtures.ts';
@@ -74,4 +75,39 @@ describe('the pair step sizes the pods it creates', () => {
       });
     },
   );
+
+  /** The pair message the DaemonSet step sends for `node`: hints of the node and no pods. */
+  const hinted = (node: Readonly<V1Node>, withAllocatable: boolean): PairMessage => {
+    const hint = nodeHintOf(node);
+    const { allocatable: _left, ...older } = hint;
+    const stored = harness.sim.store.get('apps/daemonsets', 'default', 'sized') as V1DaemonSet | undefined;
+    return {
+      ...(pairMessage(ds, node.metadata?.name ?? '') as PairMessage),
+      hints: {
+        observedAt: new Date().toISOString(),
+        daemonSet: {
+          resourceVersion: stored?.metadata?.resourceVersion ?? '',
+          generation: stored?.metadata?.generation ?? 1,
+        },
+        node: withAllocatable ? hint : older,
+        pods: [],
+      },
+    };
+  };
+
+  it.each([
+    ['from the node hinted by the DaemonSet step, with no read of the node', true, {}],
+    ["from the node read, when an older sender's hint has no allocatable", false, { 'get nodes': 1 }],
+  ])('sizes a hinted pair %s', async (_what, withAllocatable, nodeReads) => {
+    const name = withAllocatable ? 'h-8xl' : 'h-8xl-older';
+    harness.sim.nodes.add(sizedNode(name, 'm6a.8xlarge', XL8));
+    const node = harness.sim.store.get('nodes', '', name) as unknown as V1Node;
+    harness.sim.counters.reset();
+    await reconcilePair(coldDeps(harness.deps), hinted(node, withAllocatable));
+    const [pod] = podsOf(harness, ds.metadata?.uid ?? '').filter((p) => targetNodeName(p) === name);
+    expect(pod?.spec?.containers[0]?.resources?.requests).toEqual({ cpu: '160m', memory: '2181Mi' });
+    const requests = reconcileRequests(harness.sim);
+    expect(requests['create pods']).toBe(1);
+    expect(requests['get nodes'] ? { 'get nodes': requests['get nodes'] } : {}).toEqual(nodeReads);
+  });
 });
