@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- rollout [--nodes 5000] [--cpu-profile FILE]`: a new DaemonSet on N nodes through
+ * `npm run bench -- rollout [--nodes 5000] [--sizing [--resize]] [--cpu-profile FILE]`: a new DaemonSet on N nodes through
  * the whole local pipeline, the reconciler allowed 100 requests/s. Goals: API requests per created
  * pod <= 1.05, status writes <= 1 per 100 pods, time to converge <= 1.05 x N / 100 s up to 5,000
  * nodes and <= 1.10 x beyond (the floor counts the creates alone: the pods' start and readiness
@@ -7,6 +7,11 @@
  * `--cpu-profile`, FILE profiles the simulated cluster's thread and FILE.pipeline the pipeline's.
  * Also prints, without goals, the reconciler's largest LIST of each resource and how often it
  * listed it, and the peak heap of the pipeline's thread (relay, router and reconcile together).
+ *
+ * `--sizing`: the DaemonSet sizes its pod for each node (`everynode.dev/node-sizing`, a share of the
+ * node's allocatable, clamped) over the simulator's mix of five instance types; the same goals
+ * hold, and every pod's requests must equal the rule's value for its node. `--resize` then changes
+ * the rule on the converged cluster under `everynode.dev/in-place: IfPossible` (node-sizing-bench.ts).
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet } from '@kubernetes/client-node';
@@ -21,6 +26,13 @@ import {
   waitUntil,
 } from './bench-cluster.ts';
 import { startCpuProfile } from './cpu-profile.ts';
+import {
+  PROPORTIONAL,
+  printSizes,
+  resizeBench,
+  SIZED_POD_SPEC,
+  sizingAnnotations,
+} from './node-sizing-bench.ts';
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
 import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
@@ -33,8 +45,11 @@ const { values } = parseArgs({
     'pod-start-seconds': { type: 'string', default: '1' },
     'pod-ready-seconds': { type: 'string', default: '1' },
     'cpu-profile': { type: 'string' },
+    sizing: { type: 'boolean', default: false },
+    resize: { type: 'boolean', default: false },
   },
 });
+const sizing = values.sizing || values.resize;
 const nodes = Number(values.nodes);
 
 const t0 = Date.now();
@@ -57,7 +72,13 @@ try {
   const profile = await startCpuProfile(values['cpu-profile']);
   const started = Date.now();
   const phases = trackRolloutPhases(cluster.sim, () => true);
-  createDaemonSet(cluster.sim, aDaemonSet('agent', { podSpec: { terminationGracePeriodSeconds: 0 } }));
+  createDaemonSet(
+    cluster.sim,
+    aDaemonSet('agent', {
+      podSpec: { terminationGracePeriodSeconds: 0, ...(sizing ? SIZED_POD_SPEC : {}) },
+      ...(sizing ? { annotations: sizingAnnotations(PROPORTIONAL) } : {}),
+    }),
+  );
   const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
   let lastReport = started;
   let lastRequests = 0;
@@ -116,6 +137,8 @@ try {
   console.log(`pod create requests ${created}; requests ${requests}: ${requestBreakdown(cluster.sim)}`);
   await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
   printReconcilerFootprint({ sim: cluster.sim, seconds, heap, ...PIPELINE_THREAD });
+  if (sizing) printSizes(cluster.sim);
+  if (values.resize) await resizeBench(cluster);
   console.log(`pipeline counters: ${JSON.stringify(await cluster.stopPipeline())}`);
   if (process.env.BENCH_DEBUG)
     console.log(
