@@ -16,6 +16,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplayCommand } from '../../lib/cli/replay-command.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
+import { aDaemonSet, creatableDaemonSet } from '../support/builders.ts';
 import { type Child, crash, runWorkspace, until } from '../support/everynode-children.ts';
 import { kubectlBinary } from '../support/pipeline-harness.ts';
 
@@ -28,24 +29,15 @@ const WRITE_VERBS = ['create', 'update', 'patch', 'delete', 'deletecollection'];
 /** The User-Agents of everynode's components (`everynode/reconcile`, `everynode/relay`, …). */
 const EVERYNODE = /^everynode\//;
 
+/** The DaemonSet `agent` running `image`, updated in place, two nodes at a time. */
 function daemonSet(image: string): string {
-  return JSON.stringify({
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    metadata: {
-      name: 'agent',
-      namespace: 'default',
-      annotations: { 'everynode.dev/in-place': 'IfPossible' },
-    },
-    spec: {
-      selector: { matchLabels: { app: 'agent' } },
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
-      template: {
-        metadata: { labels: { app: 'agent' } },
-        spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'agent', image }] },
-      },
-    },
+  const ds = aDaemonSet('agent', {
+    image,
+    annotations: { 'everynode.dev/in-place': 'IfPossible' },
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+    podSpec: { terminationGracePeriodSeconds: 1 },
   });
+  return JSON.stringify(creatableDaemonSet(ds, 'apps/v1'));
 }
 
 describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during an in-place rollout', () => {
@@ -94,7 +86,7 @@ describe.skipIf(!kubectlBinary)('everynode run killed with SIGKILL during an in-
       const pod = event.object as unknown as V1Pod;
       if (event.key === 'pods' && pod.metadata?.labels?.app === 'agent') seen.add(pod.metadata?.uid ?? '');
     });
-    await kubectl(['-n', 'default', 'set', 'image', 'ds/agent', `agent=${NEW}`]);
+    await kubectl(['-n', 'default', 'set', 'image', 'ds/agent', `main=${NEW}`]);
     const patched = () => live().filter((p) => p.spec?.containers[0]?.image === NEW).length;
     await until('the rollout patched its first pods', () => patched() > 0, 30_000);
     await crash(run as Child);

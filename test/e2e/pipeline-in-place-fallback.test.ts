@@ -11,6 +11,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { inPlaceMetrics } from '../../lib/reconcile/effects/in-place-update-metrics.ts';
+import { aDaemonSet, creatableDaemonSet } from '../support/builders.ts';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const NAMESPACE = 'agents';
@@ -27,27 +28,22 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
     let allocatableCpu = 0;
     const resource = kind === 'apps/v1' ? 'ds' : 'eds';
 
+    /** The DaemonSet `name` asking `cpu` per pod, updated in place when `inPlace`, one node at a time. */
     function daemonSet(name: string, cpu: string, inPlace: boolean) {
-      const rollingUpdate: Record<string, unknown> = { maxUnavailable: 1 };
-      const annotations: Record<string, string> = {};
-      if (inPlace && kind === 'everynode.dev/v1') rollingUpdate.inPlace = 'IfPossible';
-      if (inPlace && kind === 'apps/v1') annotations['everynode.dev/in-place'] = 'IfPossible';
-      return JSON.stringify({
-        apiVersion: kind,
-        kind: 'DaemonSet',
-        metadata: { name, namespace: NAMESPACE, annotations },
-        spec: {
-          selector: { matchLabels: { app: name } },
-          updateStrategy: { type: 'RollingUpdate', rollingUpdate },
-          template: {
-            metadata: { labels: { app: name } },
-            spec: {
-              terminationGracePeriodSeconds: 1,
-              containers: [{ name: 'agent', image: 'busybox:1.36', resources: { requests: { cpu } } }],
-            },
-          },
+      const rollingUpdate = {
+        maxUnavailable: 1,
+        ...(inPlace && kind !== 'apps/v1' ? { inPlace: 'IfPossible' } : {}),
+      };
+      const ds = aDaemonSet(name, {
+        namespace: NAMESPACE,
+        ...(inPlace && kind === 'apps/v1' ? { annotations: { 'everynode.dev/in-place': 'IfPossible' } } : {}),
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate },
+        podSpec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'agent', image: 'busybox:1.36', resources: { requests: { cpu } } }],
         },
       });
+      return JSON.stringify(creatableDaemonSet(ds, kind));
     }
 
     const pods = async (name: string): Promise<V1Pod[]> =>
