@@ -8,7 +8,6 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { type Action, deletesBecauseOfNode } from '../../core/action.ts';
 import { isActionable } from '../../core/actionable.ts';
 import { isControlledBy } from '../../core/controller-ref.ts';
-import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { gateKeysFor } from '../../core/node-gates/gate-declaration.ts';
 import { nodeSizingOf } from '../../core/node-sizing/node-sizing.ts';
@@ -27,39 +26,7 @@ import { emptyReport, type StepReport, sumReports } from '../effects/step-report
 import { reconcileNodeGates } from '../node-gates/gate-step.ts';
 import { HINT_MAX_AGE_SECONDS, hintsAreFresh, nodeVersion } from '../reads/pair-reader.ts';
 import { podTargets } from '../reads/pod-target.ts';
-import { pairPodsQuery } from '../reads/selector-query.ts';
-
-/**
- * The pods bound to `nodeName`, from one LIST that may be served from the watch cache. Pods made
- * for the node but not yet bound are not in it: a create the plan then makes uses the same
- * deterministic name and fails with 409 AlreadyExists, and a stale pod makes a delete that fails
- * its preconditions — so one LIST is enough while the node exists (the pair step lists by the node
- * label instead).
- */
-async function podsBoundTo(deps: ReconcileDeps, nodeName: string): Promise<V1Pod[]> {
-  const bound = await deps.ports.kube.listPods({
-    fieldSelector: `spec.nodeName=${nodeName}`,
-    allowStale: true,
-  });
-  return bound.items.filter((pod) => targetNodeName(pod) === nodeName);
-}
-
-/**
- * For a node that is gone: its bound pods and the pods everynode made for it that were never bound
- * (labelled `everynode.dev/node`), all of which must go.
- */
-async function withUnboundPods(deps: ReconcileDeps, nodeName: string, bound: V1Pod[]): Promise<V1Pod[]> {
-  const unbound = await deps.ports.kube.listPods({
-    labelSelector: pairPodsQuery(nodeName),
-    fieldSelector: 'spec.nodeName=',
-    allowStale: true,
-  });
-  const known = new Set(bound.map((pod) => pod.metadata?.uid));
-  const made = unbound.items.filter(
-    (pod) => !known.has(pod.metadata?.uid) && targetNodeName(pod) === nodeName,
-  );
-  return [...bound, ...made];
-}
+import { podsBoundTo, withUnboundPods } from './node-pods.ts';
 
 /**
  * The pair step, which the node step hands a pair to when a write of it met a Conflict: steps never
