@@ -8,7 +8,7 @@ import type { RequeueAction } from './action.ts';
 import type { DaemonSet } from './daemon-set.ts';
 import { type NodeView, nodeViewsFor } from './node-view.ts';
 import { isPodAvailable, isPodReady, oldestFirst } from './pod-availability.ts';
-import { isPodUpdated } from './pod-revision.ts';
+import { isPodCurrent } from './pod-revision.ts';
 import { progressConditions, secondsUntilProgressDeadline } from './progress-conditions.ts';
 import type { RolloutRecord } from './safe-rollout/rollout-record.ts';
 
@@ -17,7 +17,8 @@ import type { RolloutRecord } from './safe-rollout/rollout-record.ts';
  * desiredNumberScheduled (nodes that should run it), currentNumberScheduled (of those, nodes with a
  * pod), numberMisscheduled (nodes with a pod that should not run it), and — judging only the
  * oldest pod on each desired node — numberReady, numberAvailable (ready for minReadySeconds),
- * updatedNumberScheduled (current revision), numberUnavailable = desired − available;
+ * updatedNumberScheduled (current: of the current revision and of the size its node calls for,
+ * pod-revision.ts isPodCurrent), numberUnavailable = desired − available;
  * observedGeneration = the DaemonSet's generation; collisionCount kept; conditions as
  * progressConditions (Available and Progressing, other types kept). Pods on nodes not in `nodes`
  * do not count (upstream iterates the node list).
@@ -92,7 +93,7 @@ function countPods(ds: Readonly<DaemonSet>, views: readonly NodeView[], hash: st
       counts.numberReady++;
       if (isPodAvailable(oldest, minReadySeconds, now)) counts.numberAvailable++;
     }
-    if (isPodUpdated(oldest, hash, ds)) counts.updatedNumberScheduled++;
+    if (isPodCurrent(oldest, hash, ds, view.node)) counts.updatedNumberScheduled++;
   }
   return counts;
 }

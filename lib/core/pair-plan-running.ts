@@ -2,9 +2,9 @@
  * The shouldContinueRunning branch of upstream daemon_controller.go podsShouldBeOnNode: failed and
  * succeeded pods, excess pods, and the surge pair of an old and a new pod on one node.
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { type Action, deletePodAction } from './action.ts';
-import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from './daemon-set.ts';
+import type { DaemonSet } from './daemon-set.ts';
 import {
   carriedFailureRecord,
   type FailureRecord,
@@ -19,6 +19,7 @@ import {
   oldestFirst,
   secondsUntilAvailable,
 } from './pod-availability.ts';
+import { isPodCurrent } from './pod-revision.ts';
 import { allowsSurge } from './rolling-update/budget.ts';
 
 /** Input of {@link planRunningPods}: the pair with terminal-and-deleted pods already dropped. */
@@ -29,6 +30,8 @@ export interface RunningPodsState {
   shouldRun: boolean;
   currentHash: string;
   now: Date;
+  /** The node: a pod of the current revision is new only with the size it calls for (isPodCurrent). */
+  node?: Readonly<V1Node> | undefined;
 }
 
 /** Deletes and requeues for the node, and whether a new pod must be created (with what). */
@@ -118,8 +121,8 @@ function sortPods(state: Readonly<RunningPodsState>): Sorted {
 }
 
 /**
- * Upstream's surge rule: keep the oldest pod of the current revision and the oldest of any other
- * revision, delete the rest; delete the old one when it is not ready or the new one is available.
+ * Upstream's surge rule: keep the oldest current pod (isPodCurrent: of the current revision and,
+ * under node sizing, of its node's size) and the oldest other one, delete the rest; delete the old one when it is not ready or the new one is available.
  * While the new one is ready but not yet available, requeue for when it will be.
  */
 function surgeActions(state: Readonly<RunningPodsState>, running: readonly V1Pod[]): Action[] {
@@ -127,7 +130,7 @@ function surgeActions(state: Readonly<RunningPodsState>, running: readonly V1Pod
   let oldestNew: V1Pod | undefined;
   let oldestOld: V1Pod | undefined;
   for (const pod of oldestFirst(running)) {
-    const isNew = pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] === state.currentHash;
+    const isNew = isPodCurrent(pod, state.currentHash, state.ds, state.node);
     if (isNew && oldestNew === undefined) oldestNew = pod;
     else if (!isNew && oldestOld === undefined) oldestOld = pod;
     else actions.push(deleteOn(state, pod, 'excess daemon pod on node (surge)'));

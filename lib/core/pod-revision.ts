@@ -1,14 +1,16 @@
 /**
  * Which revision a daemon pod runs (upstream pkg/controller/daemon/util daemonset_util.go
- * IsPodUpdated and GetTemplateGeneration; update.go findUpdatedPodsOnNode).
+ * IsPodUpdated and GetTemplateGeneration; update.go findUpdatedPodsOnNode), and whether it is
+ * current: of the current revision and of the size its node calls for (node-sizing/pod-size.ts).
  */
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   type DaemonSet,
   POD_TEMPLATE_GENERATION_LABEL,
   TEMPLATE_GENERATION_ANNOTATION,
 } from './daemon-set.ts';
+import { hasNodeSize } from './node-sizing/pod-size.ts';
 import { isPodTerminating } from './pod-availability.ts';
 
 /**
@@ -24,6 +26,24 @@ export function isPodUpdated(pod: Readonly<V1Pod>, currentHash: string, ds: Read
   return hashMatches || templateMatches;
 }
 
+/**
+ * True when `pod` is current: it runs the current revision ({@link isPodUpdated}) and has the size
+ * `ds`'s node-sizing rules give it on `node` (node-sizing/pod-size.ts). A pod of the current
+ * revision whose node's allocatable or labels changed is not current: the rolling update updates
+ * it like any old pod, and the status does not count it as updated. What the rolling update, the
+ * status counts and the pair plan's surge rule all ask (the safe rollout's steps count revisions:
+ * rollout-nodes.ts); `node` undefined (a vanished node) judges by the revision alone. Upstream has
+ * no sizing: without rules it is IsPodUpdated.
+ */
+export function isPodCurrent(
+  pod: Readonly<V1Pod>,
+  currentHash: string,
+  ds: Readonly<DaemonSet>,
+  node: Readonly<V1Node> | undefined,
+): boolean {
+  return isPodUpdated(pod, currentHash, ds) && hasNodeSize(pod, ds, node);
+}
+
 /** The DaemonSet's template generation annotation when it parses as an integer (upstream GetTemplateGeneration). */
 function templateGeneration(ds: Readonly<DaemonSet>): string | undefined {
   const value = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
@@ -37,18 +57,20 @@ export type UpdatedPodsOnNode =
 
 /**
  * The one new and one old non-terminating pod on a node (upstream findUpdatedPodsOnNode); not ok
- * when there are several of either, which the pair plan prunes first.
+ * when there are several of either, which the pair plan prunes first. New is current
+ * ({@link isPodCurrent} on `node`): a pod of the current revision with the wrong size is old.
  */
 export function findUpdatedPodsOnNode(
   ds: Readonly<DaemonSet>,
   pods: readonly V1Pod[],
   currentHash: string,
+  node: Readonly<V1Node> | undefined,
 ): UpdatedPodsOnNode {
   let newPod: V1Pod | undefined;
   let oldPod: V1Pod | undefined;
   for (const pod of pods) {
     if (isPodTerminating(pod)) continue;
-    if (isPodUpdated(pod, currentHash, ds)) {
+    if (isPodCurrent(pod, currentHash, ds, node)) {
       if (newPod !== undefined) return { ok: false };
       newPod = pod;
     } else {

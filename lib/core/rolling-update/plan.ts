@@ -107,7 +107,7 @@ function planNoSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
   const replacements: [NodeView, V1Pod][] = [];
   const candidates: [NodeView, V1Pod][] = [];
   for (const view of ctx.views) {
-    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash);
+    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash, view.node);
     const oldPod = found.ok && found.newPod === undefined ? found.oldPod : undefined;
     if (oldPod === undefined) {
       // No pod, excess pods, old+new, or an unavailable new pod: the node is (being) replaced.
@@ -154,7 +154,7 @@ function requeueForMinReady(ctx: Readonly<RolloutContext>): Action[] {
   if (minReadySeconds <= 0) return [];
   const live = ctx.views.flatMap((view) => view.pods.filter((pod) => !isPodTerminating(pod)));
   const oldPodsLeft = ctx.views.some((view) => {
-    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash);
+    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash, view.node);
     return !found.ok || found.oldPod !== undefined;
   });
   if (!oldPodsLeft) return [];

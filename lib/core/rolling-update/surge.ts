@@ -104,7 +104,7 @@ function tallySurge(ctx: Readonly<RolloutContext>): SurgeTally {
     candidateNewNodes: [],
   };
   for (const view of ctx.views) {
-    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash);
+    const found = findUpdatedPodsOnNode(ctx.ds, view.pods, ctx.currentHash, view.node);
     if (!found.ok) {
       // The pair plan prunes excess pods first; count the node as surging meanwhile.
       tally.numSurge++;

@@ -8,6 +8,7 @@ import type { V1ControllerRevision, V1PodTemplateSpec } from '@kubernetes/client
 import { isControlledBy } from '../controller-ref.ts';
 import { revisionHashOf } from '../controller-revision.ts';
 import { type DaemonSet, TEMPLATE_GENERATION_ANNOTATION } from '../daemon-set.ts';
+import { withRevisionSizing } from '../node-sizing/revision-rules.ts';
 import { rolloutRecordOf } from './rollout-record.ts';
 import { safeRolloutOf } from './rollout-spec.ts';
 
@@ -73,7 +74,8 @@ export function podTargetAt(
 ): PodTarget | undefined {
   const revision = revisions.find((r) => isControlledBy(r, ds) && revisionHashOf(r) === hash);
   const template = revision === undefined ? undefined : templateOfRevision(revision);
-  if (template === undefined) return undefined;
+  if (revision === undefined || template === undefined) return undefined;
   const spec = { ...(ds.spec as NonNullable<DaemonSet['spec']>), template };
-  return { ds: { ...withoutTemplateGeneration(ds), spec }, hash };
+  // Sized by the stable revision's node-sizing rules, not the halted revision's.
+  return { ds: withRevisionSizing({ ...withoutTemplateGeneration(ds), spec }, revision), hash };
 }

@@ -10,8 +10,9 @@
  * Pods of the target revision whose resize the node cannot take are deleted to be recreated
  * (effects/in-place-update-fallback.ts), whatever the setting now says: the resize was ours.
  */
-import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import type { Action, DeleteAction } from '../../core/action.ts';
+import { revisionData } from '../../core/controller-revision.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { inPlaceModeOf } from '../../core/in-place/in-place-setting.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
@@ -42,6 +43,8 @@ export interface InPlaceRolloutInput {
   readonly revisions: readonly V1ControllerRevision[];
   /** The revision the rollout aims at (the current one, or a revert's stable one): `ds`'s template. */
   readonly targetHash: string;
+  /** The listed nodes by name: each pod is sized for its node (node sizing). */
+  readonly nodes?: ReadonlyMap<string, Readonly<V1Node>>;
 }
 
 /** True when `action` replaces an old pod for the rolling update (not a delete for the node's sake). */
@@ -69,7 +72,8 @@ export async function inPlaceInsteadOfDeletes(
   // The step that writes the target revision has not listed it: the DaemonSet's template is it.
   const newRevision: V1ControllerRevision = byHash(targetHash) ?? {
     metadata: { labels: { [CONTROLLER_REVISION_HASH_LABEL]: targetHash } },
-    data: { spec: { template: ds.spec?.template } },
+    // With the DaemonSet's node-sizing rules, which its revision holds beside the template.
+    data: revisionData(ds),
     revision: 0,
   };
   const kept: Action[] = [];
@@ -92,6 +96,7 @@ export async function inPlaceInsteadOfDeletes(
       oldRevision,
       newRevision,
       newHash: targetHash,
+      node: input.nodes?.get(action.node),
     });
     if (outcome.type === 'updated' || outcome.type === 'resized') {
       updated++;

@@ -62,6 +62,7 @@ export async function rollingUpdate(
     pods: input.pods,
     revisions: input.revisions ?? [],
     targetHash: currentHash,
+    nodes: new Map(views.flatMap((view) => (view.node ? [[view.name, view.node]] : []))),
   });
   const { actions, fallbacks } = pass;
   const uid = ds.metadata?.uid ?? '';

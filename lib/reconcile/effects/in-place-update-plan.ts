@@ -3,24 +3,20 @@
  * the two revisions' templates (core/in-place/in-place-change.ts) and its JSON patches
  * (core/in-place/in-place-patch.ts), or why the pod must be recreated instead.
  */
-import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
 import { revisionHashOf } from '../../core/controller-revision.ts';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   type DaemonSet,
   TEMPLATE_GENERATION_ANNOTATION,
 } from '../../core/daemon-set.ts';
-import {
-  type ImagesChange,
-  inPlaceChange,
-  type Recreate,
-  type ResourcesChange,
-} from '../../core/in-place/in-place-change.ts';
+import type { ImagesChange, Recreate, ResourcesChange } from '../../core/in-place/in-place-change.ts';
 import {
   inPlaceResizePatch,
   inPlaceUpdatePatch,
   type JsonPatchOperation,
 } from '../../core/in-place/in-place-patch.ts';
+import { resizeAlone, sizedChangeOf } from '../../core/in-place/sized-in-place-change.ts';
 import { templateOfRevision } from '../../core/safe-rollout/revert.ts';
 
 /** One pod to take from the revision it runs to another, in place. */
@@ -34,6 +30,8 @@ export interface InPlaceUpdateRequest {
   readonly newRevision: Readonly<V1ControllerRevision>;
   /** The revision label the pod takes: the new revision's hash. */
   readonly newHash: string;
+  /** The pod's node, as listed: the size the revisions' node-sizing rules give the pod there. */
+  readonly node?: Readonly<V1Node> | undefined;
 }
 
 /** A change of images (possibly none: labels only), sent as one patch of the pod. */
@@ -107,7 +105,7 @@ export function inPlacePlan(request: Readonly<InPlaceUpdateRequest>): InPlacePla
   const { ds, pod, newHash } = request;
   const both = templates(request);
   if ('type' in both) return both;
-  const change = inPlaceChange(both.old, both.next);
+  const change = sizedChangeOf(request, both.old, both.next);
   if (change.type === 'recreate') return change;
   const generation = ds.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION];
   const update = inPlaceUpdatePatch(pod, change, newHash, generation);
@@ -116,5 +114,7 @@ export function inPlacePlan(request: Readonly<InPlaceUpdateRequest>): InPlacePla
   if (change.type === 'images') return { type: 'images', change, update };
   const resize = inPlaceResizePatch(pod, change);
   if (resize === undefined) return lacking;
-  return { type: 'resources', change, resize: [...resizeGuards(pod), ...resize], update };
+  // Only the node changed and the pod already carries this resize's state: the resize is all.
+  const labels = resizeAlone(pod, change, newHash) ? [] : update;
+  return { type: 'resources', change, resize: [...resizeGuards(pod), ...resize], update: labels };
 }

@@ -85,7 +85,10 @@ function recordUpdate(
 async function send(deps: InPlaceDeps, pod: Readonly<V1Pod>, plan: Exclude<InPlacePlan, Recreate>) {
   const kube = deps.ports.kube;
   const [namespace, name] = [pod.metadata?.namespace ?? 'default', pod.metadata?.name ?? ''];
-  if (plan.type === 'resources') await kube.jsonPatchPodResize(namespace, name, plan.resize);
+  if (plan.type === 'resources') {
+    const resized = await kube.jsonPatchPodResize(namespace, name, plan.resize);
+    if (plan.update.length === 0) return resized;
+  }
   return kube.jsonPatchPod(namespace, name, plan.update);
 }
 
