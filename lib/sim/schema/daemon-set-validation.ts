@@ -3,18 +3,23 @@
  * violations worded as apimachinery field errors so 422 answers read like the real server's. The
  * everynode.dev/v1 CRD keeps the pod template loosely (x-kubernetes-preserve-unknown-fields), so
  * the template rules a real server only checks on core types (tolerations, volumes, annotations)
- * are not enforced on it, nor the safe-rollout settings beyond their schema: everynode reports them
- * as an invalid spec instead.
+ * are not enforced on it, nor the safe-rollout and node-sizing settings beyond their schema:
+ * everynode reports them as an invalid spec instead.
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { type FieldViolation, validateDaemonSet } from '../../core/validation.ts';
 import type { FieldError } from './api-error.ts';
+import { nodeSizingSchemaErrors } from './node-sizing-schema.ts';
 import type { ResourceKey } from './resources.ts';
 import type { KubeObject } from './store-types.ts';
 
 /**
- * Fields the everynode.dev/v1 CRD's schema leaves unchecked: template rules of core types, and the
- * safe-rollout settings its schema types only loosely (int-or-string, a plain string key).
+ * Fields the everynode.dev/v1 CRD's schema leaves unchecked: template rules of core types, the
+ * safe-rollout settings its schema types only loosely (int-or-string, a plain string key), and the
+ * node-sizing rules, whose schema types their quantities as int-or-string and their percents as
+ * strings: a container the template lacks, a malformed quantity or `min` above `max` pass the API
+ * server, and everynode reports them (ReplicaFailure, InvalidSpec). Their JSON types are the
+ * schema's, checked as the API server checks them (node-sizing-schema.ts).
  */
 const LOOSE_IN_CRD = [
   'spec.template.spec.tolerations',
@@ -23,6 +28,7 @@ const LOOSE_IN_CRD = [
   'spec.updateStrategy.rollingUpdate.steps',
   'spec.updateStrategy.rollingUpdate.topologyKey',
   'spec.updateStrategy.rollingUpdate.health.maxFailedNodes',
+  'spec.nodeSizing',
 ];
 
 /** Whether `field` is `prefix` or inside it. */
@@ -88,8 +94,12 @@ export function daemonSetErrors(
     obj as unknown as V1DaemonSet,
     old as unknown as V1DaemonSet | undefined,
   );
-  return violations
-    .filter((v) => !v.field.startsWith('metadata.'))
-    .filter((v) => key !== 'everynode.dev/daemonsets' || !LOOSE_IN_CRD.some((f) => within(v.field, f)))
-    .map((v) => ({ type: v.type, field: v.field, message: messageOf(v) }));
+  const crd = key === 'everynode.dev/daemonsets';
+  return [
+    ...violations
+      .filter((v) => !v.field.startsWith('metadata.'))
+      .filter((v) => !crd || !LOOSE_IN_CRD.some((f) => within(v.field, f)))
+      .map((v) => ({ type: v.type, field: v.field, message: messageOf(v) })),
+    ...(crd ? nodeSizingSchemaErrors(obj.spec) : []),
+  ];
 }
