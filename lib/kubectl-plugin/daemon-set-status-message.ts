@@ -4,8 +4,10 @@
  * spec.updateStrategy and status fields, so kubectl's reading applies word for word. A DaemonSet
  * with a safe rollout (docs/design.md, 30. Rollouts that stop themselves) also gets the step and
  * domain its rollout holds in its waiting lines, and a halted rollout is an error, as kubectl's
- * Deployment viewer makes ProgressDeadlineExceeded one.
+ * Deployment viewer makes ProgressDeadlineExceeded one. While daemon pods wait unschedulable on
+ * their nodes, a waiting line also says how many and why, before kubectl's closing `...`.
  */
+import { PODS_UNSCHEDULABLE_CONDITION } from '../core/unschedulable-condition.ts';
 import { KubectlError } from './kubectl-error.ts';
 import type { KubeObject } from './plugin-api.ts';
 import { rolloutHaltMessage, rolloutPosition } from './safe-rollout-status.ts';
@@ -24,7 +26,17 @@ interface DaemonSetFields {
     updatedNumberScheduled?: number;
     desiredNumberScheduled?: number;
     numberAvailable?: number;
+    conditions?: { type?: string; status?: string; message?: string }[];
   };
+}
+
+/**
+ * ` (1 pending: Insufficient memory on node-a)` while the DaemonSet's PodsUnschedulable condition
+ * holds (core/unschedulable-condition.ts), else ''.
+ */
+function pendingNote(status: NonNullable<DaemonSetFields['status']>): string {
+  const held = status.conditions?.find((c) => c.type === PODS_UNSCHEDULABLE_CONDITION && c.status === 'True');
+  return held?.message ? ` (${held.message})` : '';
 }
 
 /**
@@ -50,16 +62,17 @@ export function daemonSetStatusMessage(object: Readonly<KubeObject>): RolloutSta
   const where = position === '' ? '' : `${position}: `;
   const desired = status.desiredNumberScheduled ?? 0;
   const updated = status.updatedNumberScheduled ?? 0;
+  const pending = pendingNote(status);
   if (updated < desired) {
     return {
-      message: `Waiting for daemon set ${name} rollout to finish: ${where}${updated} out of ${desired} new pods have been updated...\n`,
+      message: `Waiting for daemon set ${name} rollout to finish: ${where}${updated} out of ${desired} new pods have been updated${pending}...\n`,
       done: false,
     };
   }
   const available = status.numberAvailable ?? 0;
   if (available < desired) {
     return {
-      message: `Waiting for daemon set ${name} rollout to finish: ${where}${available} of ${desired} updated pods are available...\n`,
+      message: `Waiting for daemon set ${name} rollout to finish: ${where}${available} of ${desired} updated pods are available${pending}...\n`,
       done: false,
     };
   }

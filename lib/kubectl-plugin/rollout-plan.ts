@@ -2,7 +2,8 @@
  * `kubectl everynode rollout plan`: reads the DaemonSet, the cluster's nodes, its pods and its
  * ControllerRevisions, and prints the order in which the rest of its rollout would move the nodes
  * and how long that would take (`rollout-plan-model.ts`, `rollout-plan-text.ts`), changing
- * nothing. `--pod-ready-seconds` (default 30) is the time a new pod takes to become available.
+ * nothing; with node-sizing rules, a last line with the range of sizes they give the nodes that
+ * run it (`node sizing: agent cpu 50m-639m memory 186Mi-6Gi`). `--pod-ready-seconds` (default 30) is the time a new pod takes to become available.
  *
  * Placement tolerates the DaemonSet's own node readiness gate (docs/design.md, 26. Node readiness
  * gates); a node held by another DaemonSet's gate taint counts as one that does not run it.
@@ -11,6 +12,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../core/daemon-set.ts';
 import { labelSelectorQuery } from '../core/label-selector.ts';
 import { gateKeysFor } from '../core/node-gates/gate-declaration.ts';
+import { nodeSizingText } from '../core/node-sizing/sizing-status.ts';
 import { nodeViewsFor } from '../core/node-view.ts';
 import { isRollingUpdate } from '../core/rolling-update/budget.ts';
 import { printedName } from './daemon-set-target.ts';
@@ -42,7 +44,9 @@ async function planOf(
   ]);
   const views = nodeViewsFor(ds, nodes, pods as unknown as V1Pod[], gateKeysFor(ds));
   const plan = rolloutPlanOf({ ds, views, currentHash, ...options });
-  return planText(plan, printedName(context.target.kind, object.metadata?.name ?? ''));
+  const sizing = nodeSizingText(ds, views);
+  const text = planText(plan, printedName(context.target.kind, object.metadata?.name ?? ''));
+  return sizing === undefined ? text : `${text}node sizing: ${sizing}\n`;
 }
 
 /** Runs `rollout plan`; resolves with the errors to report. */

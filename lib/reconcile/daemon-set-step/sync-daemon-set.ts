@@ -8,6 +8,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { daemonSetStatusFromViews, statusRequeue } from '../../core/daemon-set-status.ts';
 import { type NodeView, nodeViewsFor } from '../../core/node-view.ts';
 import { earliestNodeFreeSeconds } from '../../core/pair-waits.ts';
+import { withPlacementStatus } from '../../core/placement-status.ts';
 import { podTargetAt } from '../../core/safe-rollout/revert.ts';
 import { safeRolloutProgress } from '../../core/safe-rollout/rollout-progress.ts';
 import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
@@ -19,6 +20,7 @@ import { REFUSED_REASON, refusedRevision } from '../effects/template-refusal.ts'
 import { sendGateRechecks } from '../node-gates/resync-recheck.ts';
 import { knownGateKeys } from '../reads/known-gate-keys.ts';
 import { fanOutPairs } from './fan-out-pairs.ts';
+import { reportUnschedulable } from './report-unschedulable.ts';
 import { rollingUpdate } from './rolling-update.ts';
 import { type RevisionResult, syncRevisionHistory } from './sync-revision-history.ts';
 import { recordRolloutEvents, writeStatusAndRecord } from './write-rollout-record.ts';
@@ -83,7 +85,7 @@ function statusOf(
     ) ?? [];
   if (conditions.length > 0) status.conditions = conditions;
   else delete status.conditions;
-  return status;
+  return withPlacementStatus(status, ds, views, now);
 }
 
 /**
@@ -166,6 +168,7 @@ export async function syncDaemonSet(
   await yieldToEventLoop();
   const status = statusOf(ds, views, revision, now, progress.record);
   const rolloutEvents = recordRolloutEvents(deps, ds, progress.record, progress.events);
+  const placementEvents = reportUnschedulable(deps, ds, views, now);
   const written = await writeStatusAndRecord(deps, early.ds, status, progress.record);
   const statusWrites = early.writes + written.writes;
   const wait = earliest([
@@ -177,7 +180,7 @@ export async function syncDaemonSet(
     [blocked.size > 0 ? BURST_CONTINUATION_SECONDS : undefined, 'orphans changed while being adopted'],
   ]);
   return {
-    report: sumReports(revision.report, rollout.executed.report, rolloutEvents, {
+    report: sumReports(revision.report, rollout.executed.report, rolloutEvents, placementEvents, {
       ...emptyReport(),
       fannedOut: fan.sent + rechecks,
       statusWrites,

@@ -18,10 +18,17 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type ReportKey, type StepReport } from '../effects/step-report.ts';
 import { recordKeepingHalt, writeDaemonSetStatusObject } from './write-status.ts';
 
-/** `status` as the API server keeps it for the managed kind: apps/v1 has no `rollout`. */
+/** `status` as the API server keeps it for the managed kind: apps/v1 has no `rollout` nor `nodeSizing`. */
 export function statusForKind(deps: ReconcileDeps, status: Readonly<V1DaemonSetStatus>): V1DaemonSetStatus {
   if (deps.ports.kube.managedKind !== 'apps/v1') return { ...status };
-  const { rollout: _, ...rest } = status as V1DaemonSetStatus & { rollout?: unknown };
+  const {
+    rollout: _,
+    nodeSizing: _sizing,
+    ...rest
+  } = status as V1DaemonSetStatus & {
+    rollout?: unknown;
+    nodeSizing?: unknown;
+  };
   return rest;
 }
 

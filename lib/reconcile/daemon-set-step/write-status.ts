@@ -5,6 +5,7 @@
 import type { V1DaemonSetCondition, V1DaemonSetStatus } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { statusChanged } from '../../core/daemon-set-status.ts';
+import { nodeSizingStatusOf } from '../../core/placement-status.ts';
 import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
@@ -68,6 +69,7 @@ function rolloutText(status: Readonly<V1DaemonSetStatus> | undefined): string {
 export function needsStatusWrite(ds: Readonly<DaemonSet>, next: Readonly<V1DaemonSetStatus>): boolean {
   const prev = ds.status;
   if (rolloutText(prev) !== rolloutText(next)) return true;
+  if (nodeSizingStatusOf(prev) !== nodeSizingStatusOf(next)) return true;
   const normalized = { ...ds, status: prev && { ...prev, conditions: undefined } } as DaemonSet;
   if (statusChanged(normalized, { ...next, conditions: undefined })) return true;
   if ((prev?.collisionCount ?? 0) !== (next.collisionCount ?? 0)) return true;

@@ -49,6 +49,8 @@ export const reportKeys = [
   /** Resizes given up for a recreate: the node reported them Infeasible, or Deferred past the deadline. */
   'resizeFallbacksInfeasible',
   'resizeFallbacksDeferred',
+  /** Daemon pods reported stuck unschedulable on their node (FailedPlacement: once per node and reason per hour). */
+  'unschedulablePods',
 ] as const;
 
 /** One of the counted things. */

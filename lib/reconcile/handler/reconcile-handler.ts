@@ -14,6 +14,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { processRequestCounter, type RequestCounter } from '../../kube/request-counter.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { inPlaceMetrics } from '../effects/in-place-update-metrics.ts';
+import { placementMetrics } from '../effects/placement-metrics.ts';
 import { nonZero, type ReportKey } from '../effects/step-report.ts';
 import {
   type BatchPlan,
@@ -62,6 +63,7 @@ const reportMetrics: Partial<Record<ReportKey, string>> = {
   rolloutReverts: 'RolloutReverts',
   rolloutRetries: 'RolloutRetries',
   ...inPlaceMetrics,
+  ...placementMetrics,
 };
 
 function recordMetrics(metrics: Metrics, outcome: RecordOutcome): void {

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { eventFor, eventName } from '../../kube/event-for.ts';
+import { AlreadyExistsError } from '../../kube/kube-api-errors.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
 import { isNamespaceGone } from '../../kube/namespace-gone.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
@@ -48,6 +49,8 @@ export const EventReason = {
   ResizeInfeasible: 'ResizeInfeasible',
   /** everynode: a pod's in-place resize stayed Deferred past its deadline: the pod was recreated. */
   ResizeDeferred: 'ResizeDeferred',
+  /** A daemon pod the scheduler finds no room for on its node (upstream's, from before the scheduler placed daemon pods). */
+  FailedPlacement: 'FailedPlacement',
 } as const;
 
 /** An event reason. */
@@ -152,6 +155,8 @@ export class EventRecorder {
   readonly #pending = new Set<Promise<void>>();
   /** The last value each `once` scope was recorded with. */
   readonly #reported = new Lru<string>(4096);
+  /** When each `warningNamed` scope was last recorded (ms since the epoch). */
+  readonly #recorded = new Lru<number>(4096);
   #written = 0;
   /** Opens when the linger of the events waiting ends, or at `flush()`. */
   #gate: { readonly opened: Promise<void>; readonly open: () => void } | undefined;
@@ -190,6 +195,32 @@ export class EventRecorder {
     if (!this.#filter.allow(key, now.getTime())) return false;
     if (once !== undefined) this.#reported.set(once.scope, once.value);
     this.#track(this.#write(nodeEvent(node, type, reason, message, now), `node ${meta.name}`));
+    return true;
+  }
+
+  /**
+   * Records a Warning about `ds` under the fixed name `<ds name>.<nanos in hex>`, unless this
+   * process recorded `scope` less than `quietMs` ago; false when dropped (so, or by the spam filter).
+   * A name the API server already holds (409: another process recorded it) is dropped quietly.
+   */
+  warningNamed(
+    ds: Readonly<DaemonSet>,
+    reason: EventReasonName,
+    message: string,
+    named: { readonly scope: string; readonly nanos: bigint; readonly quietMs: number },
+  ): boolean {
+    const now = this.#options.clock();
+    const last = this.#recorded.get(named.scope);
+    if (last !== undefined && now.getTime() - last < named.quietMs) return false;
+    const meta = ds.metadata ?? {};
+    const key = [meta.namespace, meta.name, meta.uid, ds.apiVersion, reason].join('\u0000');
+    if (!this.#filter.allow(key, now.getTime())) return false;
+    this.#recorded.set(named.scope, now.getTime());
+    const event = daemonSetEvent(ds, 'Warning', reason, message, now);
+    const name = eventName(meta.name ?? '', named.nanos);
+    this.#track(
+      this.#write({ ...event, metadata: { ...event.metadata, name } }, `${meta.namespace}/${meta.name}`),
+    );
     return true;
   }
 
@@ -252,8 +283,12 @@ export class EventRecorder {
       await this.#options.kube.createEvent(event);
       this.#written++;
     } catch (error) {
-      // An event in a namespace being torn down is lost with the namespace anyway.
-      const log = isNamespaceGone(error) ? this.#options.logger.debug : this.#options.logger.warn;
+      // An event in a namespace being torn down is lost with the namespace anyway; a fixed name
+      // taken is the same event recorded already.
+      const log =
+        isNamespaceGone(error) || error instanceof AlreadyExistsError
+          ? this.#options.logger.debug
+          : this.#options.logger.warn;
       log.call(this.#options.logger, 'recording an event failed; dropping it', {
         reason: event.reason,
         about,

@@ -19,7 +19,7 @@ describe('the everynode CRD manifest', () => {
     expect(crd.spec.names).toMatchObject({ plural: 'daemonsets', kind: 'DaemonSet', shortNames: ['eds'] });
   });
 
-  it('serves and stores v1 with a status subresource, kubectl-get-ds printer columns, the rollout phase and the gate under -o wide', () => {
+  it('serves and stores v1 with a status subresource, kubectl-get-ds printer columns, the rollout phase, the gate and the node sizing under -o wide', () => {
     const version = everynodeCrdVersion();
     expect(version).toMatchObject({ name: 'v1', served: true, storage: true, subresources: { status: {} } });
     expect(version.additionalPrinterColumns?.map((c) => [c.name, c.jsonPath, c.priority ?? 0])).toEqual([
@@ -32,6 +32,7 @@ describe('the everynode CRD manifest', () => {
       ['Age', '.metadata.creationTimestamp', 0],
       ['Rollout', '.status.rollout.phase', 1],
       ['Gate', '.spec.nodeReadiness.mode', 1],
+      ['Node Sizing', '.status.nodeSizing', 1],
     ]);
   });
 
@@ -54,6 +55,7 @@ describe('the everynode CRD manifest', () => {
     [['spec', 'updateStrategy', 'rollingUpdate', 'health'], 'object'],
     [['spec', 'updateStrategy', 'rollingUpdate', 'health', 'onFailure'], 'string'],
     [['status', 'rollout'], 'object'],
+    [['status', 'nodeSizing'], 'string'],
     [['status', 'conditions'], 'array'],
     [['spec', 'selector'], 'object'],
     [['status', 'numberAvailable'], 'integer'],
@@ -205,7 +207,8 @@ describe.skipIf(!kubectlBinary)(
       const plain = tableRows((await kubectl(['get', 'eds', 'gated'])).stdout);
       expect(plain[0]).not.toContain('GATE');
       const wide = tableRows((await kubectl(['get', 'eds', 'gated', '-o', 'wide'])).stdout);
-      expect(wide[0]?.at(-1)).toBe('GATE');
+      // GATE, then NODE SIZING, which is empty without node-sizing rules.
+      expect(wide[0]?.slice(-2)).toEqual(['GATE', 'NODE SIZING']);
       expect(wide[1]?.at(-1)).toBe('Continuous');
     });
 
