@@ -11,7 +11,9 @@
  *   by `--cascade=orphan` reaches a DaemonSet step that may adopt it (upstream `updatePod` enqueues on
  *   a controllerRef change for the same reason), and the reason of a PodResizePending condition, so
  *   an in-place resize the node reports Infeasible or Deferred reaches the DaemonSet step that
- *   recreates the pod instead (the pod is already not ready: its readiness does not change).
+ *   recreates the pod instead (the pod is already not ready: its readiness does not change), and
+ *   the scheduler's reasons while a pending pod is unschedulable on its node (its phase stays
+ *   Pending: only its PodScheduled condition says so), which the DaemonSet's status and events show.
  * - DaemonSets: generation (every spec change bumps it), annotations (where apps/v1 carries the
  *   everynode extensions), deletion. Status-only updates — our own status writes — are dropped, so a
  *   status write never loops back as work.
@@ -22,6 +24,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { gateToReopen } from '../../core/in-place/in-place-gate.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
 import { restartsOf } from '../../core/safe-rollout/rollout-health.ts';
+import { schedulerReasons, unschedulableMessage } from '../../core/unschedulable-pods.ts';
 import type { TriggeringResource, WatchedObjects } from '../../kube/kube-port.ts';
 
 /** An object reduced to its decision-relevant facets, by facet name. */
@@ -60,7 +63,15 @@ function podFacets(pod: Readonly<V1Pod>, shared: (value: string) => string): Fac
     // An in-place update settled behind a closed gate: its DaemonSet step opens the gate.
     inPlaceGate: String(gateToReopen(pod)),
     resize: shared(resizePendingReason(pod)),
+    // Stuck unschedulable on its node: its DaemonSet step records the condition and the event.
+    unschedulable: shared(unschedulableReasons(pod)),
   };
+}
+
+/** The scheduler's reasons when `pod` waits unschedulable (core/unschedulable-pods.ts), or ''. */
+function unschedulableReasons(pod: Readonly<V1Pod>): string {
+  const message = unschedulableMessage(pod);
+  return message === undefined ? '' : schedulerReasons(message);
 }
 
 /** The reason of the PodResizePending condition holding on `pod` (Infeasible, Deferred), or ''. */

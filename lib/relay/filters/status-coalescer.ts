@@ -17,8 +17,11 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import { daemonSetWindow, STATUS_WINDOW_SECONDS } from '../../messages/daemon-set-window.ts';
 
-/** Pod changes that only move status counts. */
-const statusOnly = new Set(['phase', 'ready', 'node']);
+/**
+ * Pod changes that only move status counts (or, a pod turning unschedulable, the status's
+ * PodsUnschedulable condition and the FailedPlacement events the same refresh records).
+ */
+const statusOnly = new Set(['phase', 'ready', 'node', 'unschedulable']);
 
 /** Remembers, per DaemonSet, the last window in which a status-only change was forwarded. */
 export class StatusCoalescer {
