@@ -142,10 +142,12 @@ export const watchEventDetailSchema = z.object({
   adoptableBy: z.object({ name: z.string().min(1).max(253), uid: z.string().min(1).max(64) }).optional(),
   /**
    * Nodes: the node's Ready condition turned False or Unknown while these managed DaemonSets roll a
-   * revision with health rules whose pod runs on it (`relay/filters/health-signals.ts`), so the
-   * router also sends each one's `daemonset` step at the end of the short rollout window, listing
-   * the nodes afresh: the step that sees the health rule broken halts the rollout (docs/design.md,
-   * 30. Rollouts that stop themselves). Absent (older relays, other senders, any other change): none.
+   * revision with health rules whose pod runs on it (`relay/filters/health-signals.ts`), or its
+   * allocatable or labels changed while these DaemonSets size their pods per node and run one on it
+   * (`relay/filters/sized-nodes.ts`), so the router also sends each one's `daemonset` step at the
+   * end of the short rollout window, listing the nodes afresh: the step that sees the health rule
+   * broken halts the rollout (docs/design.md, 30. Rollouts that stop themselves), the one that sees
+   * a pod of the wrong size updates it. Absent (older relays, other senders, any other change): none.
    */
   rollouts: z
     .array(z.object({ namespace: z.string().min(1), name: z.string().min(1), uid: z.string().min(1) }))

@@ -1,8 +1,9 @@
 /**
  * Router rules for relayed watch events (docs/design.md, 8. The router):
  * - Node ADDED / DELETED / decision-relevant MODIFIED → a `node` message, with the relay's hints;
- *   one whose Ready turned False or Unknown under safe rollouts (`rollouts`) also each one's
- *   `daemonset` step at the end of the short rollout window (`rolloutHealthWork`).
+ *   one whose Ready turned False or Unknown under safe rollouts, or whose allocatable or labels
+ *   changed under DaemonSets sizing their pods there (`rollouts`), also each one's `daemonset` step
+ *   at the end of the short rollout window (`rolloutHealthWork`).
  * - DaemonSet event → a `daemonset` message; one that changed the DaemonSet's node readiness gate
  *   (`gateChange`) also a `node` message for every node (`router-gate-fan-out.ts`).
  * - Pod of a managed DaemonSet: DELETED, turned Failed/Succeeded, or got a deletionTimestamp → a

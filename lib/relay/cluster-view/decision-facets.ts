@@ -3,10 +3,11 @@
  * (docs/design.md, 7. The relay). Each object is reduced to a few named facets; an update whose
  * facets are all unchanged is a no-op for everynode.
  *
- * - Nodes: labels, taints, unschedulable, readiness, deletion — what placement reads (upstream
- *   daemon_controller.go `shouldIgnoreNodeUpdate`, which ignores an update when everything but the
- *   conditions' heartbeat times and the resourceVersion is equal; we are narrower still, ignoring
- *   status images, addresses, capacity and allocatable too, which the DaemonSet decision never reads).
+ * - Nodes: labels, taints, unschedulable, readiness, deletion — what placement reads — and the
+ *   allocatable cpu, memory and pods node sizing reads (upstream daemon_controller.go
+ *   `shouldIgnoreNodeUpdate`, which ignores an update when everything but the conditions'
+ *   heartbeat times and the resourceVersion is equal; we are narrower still, ignoring status
+ *   images, addresses, capacity and the rest of allocatable, which no decision reads).
  * - Pods: phase, readiness, node binding, deletion — plus the controller reference, so a pod released
  *   by `--cascade=orphan` reaches a DaemonSet step that may adopt it (upstream `updatePod` enqueues on
  *   a controllerRef change for the same reason), and the reason of a PodResizePending condition, so
@@ -22,6 +23,7 @@ import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { gateToReopen } from '../../core/in-place/in-place-gate.ts';
+import { sizingAllocatable } from '../../core/node-sizing/sizing-allocatable.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
 import { restartsOf } from '../../core/safe-rollout/rollout-health.ts';
 import { schedulerReasons, unschedulableMessage } from '../../core/unschedulable-pods.ts';
@@ -48,6 +50,8 @@ function nodeFacets(node: Readonly<V1Node>): Facets {
     unschedulable: String(node.spec?.unschedulable === true),
     ready,
     deleting: String(node.metadata?.deletionTimestamp !== undefined),
+    // What node sizing reads (filters/sized-nodes.ts): never touched by a heartbeat.
+    allocatable: mapText(sizingAllocatable(node)),
   };
 }
 

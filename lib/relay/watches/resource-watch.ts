@@ -23,6 +23,7 @@ import type { RelayNodeContext } from '../cluster-view/node-context.ts';
 import { gateChangeOf, relistGateChange } from '../filters/gate-changes.ts';
 import { rolloutsWatchingNode } from '../filters/health-signals.ts';
 import { type PodEventMarks, podEventMarks } from '../filters/pod-event-marks.ts';
+import { sizedDaemonSetsOnNode } from '../filters/sized-nodes.ts';
 import type { StatusCoalescer } from '../filters/status-coalescer.ts';
 import type { RelayPublisher } from '../output/publisher.ts';
 import { resyncTriggerEvent, watchDetailOf, watchTriggerEvent } from '../output/trigger.ts';
@@ -230,7 +231,8 @@ function handle<R extends WatchedResource>(
 
 /**
  * The relay's hints for a forwarded event: a node's (unless deleted) with the safe rollouts its
- * change may break (`filters/health-signals.ts`), a pod's pair's, and for a pod that gates its node
+ * change may break (`filters/health-signals.ts`) and the DaemonSets whose pods it sizes whose size
+ * it may change (`filters/sized-nodes.ts`), a pod's pair's, and for a pod that gates its node
  * also that node's, for the `node` message the router adds.
  */
 function hintsOf<R extends WatchedResource>(
@@ -247,10 +249,10 @@ function hintsOf<R extends WatchedResource>(
     context.noteNodeChange(event.resourceVersion);
     const object = event.object as V1Node;
     const node = event.type === 'DELETED' ? undefined : context.hintsFor(object, at);
-    return {
-      ...(node ? { node } : {}),
-      rollouts: rolloutsWatchingNode(context, event.type, changes, object),
-    };
+    const rollouts = rolloutsWatchingNode(context, event.type, changes, object);
+    // A change of the node's size reaches the steps of the DaemonSets sizing their pods there.
+    const sized = sizedDaemonSetsOnNode(context, event.type, changes, object, rollouts);
+    return { ...(node ? { node } : {}), rollouts: [...rollouts, ...sized] };
   }
   const nodesVersion = context.nodesVersion;
   if (options.resource === 'pods') {

@@ -30,16 +30,24 @@ const nodeCases: ChangeCase<V1Node>[] = [
     expected: [],
   },
   {
-    name: 'images, addresses and allocatable are no-ops',
+    name: 'images, addresses, capacity and allocatable other than cpu, memory and pods are no-ops',
     change: (n) => {
       n.status = {
         ...n.status,
         images: [{ names: ['busybox'] }],
         addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
-        allocatable: { cpu: '2' },
+        capacity: { cpu: '2' },
+        allocatable: { ...n.status?.allocatable, 'ephemeral-storage': '20Gi', 'hugepages-2Mi': '0' },
       };
     },
     expected: [],
+  },
+  {
+    name: 'an allocatable change of cpu, memory or pods (what node sizing reads)',
+    change: (n) => {
+      n.status = { ...n.status, allocatable: { ...n.status?.allocatable, memory: '15Gi' } };
+    },
+    expected: ['allocatable'],
   },
   {
     name: 'a label change',
