@@ -11,16 +11,19 @@ import {
   TEMPLATE_GENERATION_ANNOTATION,
 } from './daemon-set.ts';
 import { hasNodeSize } from './node-sizing/pod-size.ts';
+import { rawNodeSizing } from './node-sizing/sizing-spec.ts';
 import { isPodTerminating } from './pod-availability.ts';
 
 /**
  * True when `pod` runs the current revision: its controller-revision-hash label equals
  * `currentHash`, or (for pods of old controllers) its pod-template-generation label equals the
- * DaemonSet's deprecated template-generation annotation (upstream IsPodUpdated).
+ * DaemonSet's deprecated template-generation annotation (upstream IsPodUpdated). Not the latter
+ * while the DaemonSet has node-sizing rules: on apps/v1 they are an annotation, whose change makes
+ * a new revision but moves no template generation, so every pod of the old rules would match it.
  */
 export function isPodUpdated(pod: Readonly<V1Pod>, currentHash: string, ds: Readonly<DaemonSet>): boolean {
   const labels = pod.metadata?.labels ?? {};
-  const generation = templateGeneration(ds);
+  const generation = rawNodeSizing(ds) === undefined ? templateGeneration(ds) : undefined;
   const templateMatches = generation !== undefined && labels[POD_TEMPLATE_GENERATION_LABEL] === generation;
   const hashMatches = currentHash !== '' && labels[CONTROLLER_REVISION_HASH_LABEL] === currentHash;
   return hashMatches || templateMatches;

@@ -12,7 +12,9 @@
  *   by `--cascade=orphan` reaches a DaemonSet step that may adopt it (upstream `updatePod` enqueues on
  *   a controllerRef change for the same reason), and the reason of a PodResizePending condition, so
  *   an in-place resize the node reports Infeasible or Deferred reaches the DaemonSet step that
- *   recreates the pod instead (the pod is already not ready: its readiness does not change), and
+ *   recreates the pod instead (the pod is already not ready: its readiness does not change), its
+ *   revision label, which an in-place update moves (one that changes no image or size changes
+ *   nothing else, and the status must count the pod updated), and
  *   the scheduler's reasons while a pending pod is unschedulable on its node (its phase stays
  *   Pending: only its PodScheduled condition says so), which the DaemonSet's status and events show.
  * - DaemonSets: generation (every spec change bumps it), annotations (where apps/v1 carries the
@@ -21,7 +23,7 @@
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { controllerOf } from '../../core/controller-ref.ts';
-import type { DaemonSet } from '../../core/daemon-set.ts';
+import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { gateToReopen } from '../../core/in-place/in-place-gate.ts';
 import { sizingAllocatable } from '../../core/node-sizing/sizing-allocatable.ts';
 import { isPodReady } from '../../core/pod-availability.ts';
@@ -67,6 +69,8 @@ function podFacets(pod: Readonly<V1Pod>, shared: (value: string) => string): Fac
     // An in-place update settled behind a closed gate: its DaemonSet step opens the gate.
     inPlaceGate: String(gateToReopen(pod)),
     resize: shared(resizePendingReason(pod)),
+    // An in-place update moved its revision (a labels-only one changes nothing else): a recount.
+    revision: shared(pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL] ?? ''),
     // Stuck unschedulable on its node: its DaemonSet step records the condition and the event.
     unschedulable: shared(unschedulableReasons(pod)),
   };

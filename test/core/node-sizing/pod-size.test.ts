@@ -152,6 +152,34 @@ describe('isPodCurrent: the revision and the size', () => {
   });
 });
 
+describe('the template generation under sizing rules', () => {
+  /** `ds` at deprecated template generation 1, as the apps/v1 API server annotates it. */
+  const atGeneration = (ds: V1DaemonSet): V1DaemonSet => ({
+    ...ds,
+    metadata: {
+      ...ds.metadata,
+      annotations: { ...ds.metadata?.annotations, 'deprecated.daemonset.template.generation': '1' },
+    },
+  });
+  const oldPod = (ds: V1DaemonSet) => {
+    const pod = podWith(ds, 'n-8xl', SIZES.xl8, { hash: 'rev1' });
+    return {
+      ...pod,
+      metadata: { ...pod.metadata, labels: { ...pod.metadata?.labels, 'pod-template-generation': '1' } },
+    };
+  };
+
+  it('a pod of the old rules is not updated: an annotation change moves no template generation', () => {
+    const ds = atGeneration(sizedDs());
+    expect(isPodCurrent(oldPod(ds), HASH, ds, xl8)).toBe(false);
+  });
+
+  it('without rules the template generation still counts (upstream IsPodUpdated)', () => {
+    const ds = atGeneration(aDaemonSet('plain', { podSpec: { containers: [agent, proxy] } }));
+    expect(isPodCurrent(oldPod(ds), HASH, ds, xl8)).toBe(true);
+  });
+});
+
 describe('a node whose allocatable grew: its pod is updated like an old one', () => {
   const ds = sizedDs({ maxUnavailable: 1 });
   // Both nodes grew to 8xlarge allocatable; their pods still have the large size.

@@ -128,6 +128,16 @@ const podCases: ChangeCase<V1Pod>[] = [
     change: (p) => Object.assign(p.metadata ?? {}, { ownerReferences: [] }),
     expected: ['controller'],
   },
+  {
+    name: 'its revision label moved by an in-place update',
+    change: (p) => Object.assign(p.metadata?.labels ?? {}, { 'controller-revision-hash': 'rev2' }),
+    expected: ['revision'],
+  },
+  {
+    name: 'another label changed',
+    change: (p) => Object.assign(p.metadata?.labels ?? {}, { team: 'b' }),
+    expected: [],
+  },
 ];
 
 const daemonSetCases: ChangeCase<DaemonSet>[] = [

@@ -110,7 +110,7 @@ describe('RelayObjectCache', () => {
     const verdict = cache.observe(modified(nodeAt('7')));
     expect(verdict).toEqual({
       forward: true,
-      changes: ['labels', 'taints', 'unschedulable', 'ready', 'deleting'],
+      changes: ['labels', 'taints', 'unschedulable', 'ready', 'deleting', 'allocatable'],
     });
   });
 });
