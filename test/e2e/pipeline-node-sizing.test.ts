@@ -3,7 +3,9 @@
  * three sizes get three sizes from a proportional rule, a fixed entry for one instance type
  * overrides it, and a change of the rules resizes each pod to what its own node calls for — in
  * place with `inPlace: IfPossible` (same UIDs, no restart, the new size in the container status),
- * by recreating the pods without it. The status counts agree with a recount of the pods.
+ * by recreating the pods without it; a node whose allocatable grows (`kubectl patch node
+ * --subresource=status`) has its pod alone resized, through the relay's node trigger. The status
+ * counts agree with a recount of the pods. The tests of a kind run in order on one cluster.
  */
 import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +38,9 @@ const rules = (share: string) => [
 const ONE_PERCENT = { [LARGE]: '20m', [XL2]: '80m', [XL8]: '500m' };
 /** 2%: 38.6m and 158.2m, rounded up; the fixed entry still 500m. */
 const TWO_PERCENT = { [LARGE]: '39m', [XL2]: '159m', [XL8]: '500m' };
+/** Once node-00001 reports 3930m (the tests run in order): 1% is 39.3m, 2% 78.6m, rounded up. */
+const GROWN_ONE_PERCENT = { ...ONE_PERCENT, [LARGE]: '40m' };
+const GROWN_TWO_PERCENT = { ...TWO_PERCENT, [LARGE]: '79m' };
 
 describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])(
   'node sizing of %s',
@@ -201,9 +206,35 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         ).toMatch(/daemon set "agent" successfully rolled out/);
     }, 120_000);
 
+    it('resizes in place the pod of a node whose allocatable grew, and only it', async () => {
+      const before = await pods('agent');
+      const versions = Object.fromEntries(before.map((p) => [p.spec?.nodeName, p.metadata?.resourceVersion]));
+      const uid = before.find((p) => p.spec?.nodeName === LARGE)?.metadata?.uid;
+      // The node's kubelet now reports 3930m.
+      const grown = GROWN_TWO_PERCENT;
+      await world.kubectl([
+        'patch',
+        'node',
+        LARGE,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { allocatable: { cpu: '3930m' } } }),
+      ]);
+      await runningWith('agent', grown);
+      const after = await pods('agent');
+      const onLarge = after.find((p) => p.spec?.nodeName === LARGE);
+      expect(onLarge?.metadata?.uid).toBe(uid);
+      expect(onLarge?.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+      for (const node of [XL2, XL8])
+        expect(after.find((p) => p.spec?.nodeName === node)?.metadata?.resourceVersion).toBe(versions[node]);
+      const { status, recount } = await statusAndRecount('agent', grown);
+      expect([status?.updatedNumberScheduled, recount]).toEqual([3, 3]);
+    }, 120_000);
+
     it('recreates the pods on a rule change without inPlace, each sized at creation', async () => {
       await world.kubectl(['apply', '-f', '-'], daemonSet('recreated', 'Never', rules('1%')));
-      await runningWith('recreated', ONE_PERCENT);
+      await runningWith('recreated', GROWN_ONE_PERCENT);
       const uids = new Set((await pods('recreated')).map((p) => p.metadata?.uid));
       await setRules('recreated', rules('2%'));
       // The 8xlarge pod keeps its size but is of the old revision: it is recreated too.
@@ -212,10 +243,10 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         async () => (await pods('recreated')).every((p) => !uids.has(p.metadata?.uid)),
         60_000,
       );
-      await runningWith('recreated', TWO_PERCENT);
+      await runningWith('recreated', GROWN_TWO_PERCENT);
       const after = await pods('recreated');
       expect(after.filter((p) => uids.has(p.metadata?.uid))).toEqual([]);
-      const { status, recount } = await statusAndRecount('recreated', TWO_PERCENT);
+      const { status, recount } = await statusAndRecount('recreated', GROWN_TWO_PERCENT);
       expect(status?.updatedNumberScheduled).toBe(recount);
       expect(recount).toBe(3);
     }, 120_000);
