@@ -1,11 +1,11 @@
 /**
  * Catching a kept pod table up by a watch (docs/design.md, 15. The DaemonSet step: "A pod LIST is
  * caught up by a watch"): the changes since the table's version, as an informer would have applied
- * them, for a request whose answer is what changed rather than every pod.
+ * them, for a request whose answer is what changed rather than every pod. The kept node table is
+ * caught up the same way (read-nodes.ts).
  */
-import type { V1Pod } from '@kubernetes/client-node';
 import { GoneError } from '../../kube/kube-api-errors.ts';
-import type { KubePort, WatchEvent } from '../../kube/kube-port.ts';
+import type { KubePort, WatchEvent, WatchedObjects } from '../../kube/kube-port.ts';
 import { isAtLeast } from '../../kube/resource-version.ts';
 import { applyPodEvent, type KeptPods } from '../memory/kept-pod-lists.ts';
 
@@ -42,6 +42,22 @@ export async function catchUpPods(
   table: KeptPods,
   version: string,
 ): Promise<boolean> {
+  return catchUpWatch(kube, 'pods', selection, table, version, (event) => applyPodEvent(table, event));
+}
+
+/**
+ * The catch-up of {@link catchUpPods} for any watched resource: applies the changes of `selection`
+ * after `from.resourceVersion` (which `apply` moves on) until it is at least `version` and the
+ * watch, once answered, falls quiet. False on a 410 Gone or past {@link POD_CATCH_UP_TIMEOUT_MS}.
+ */
+export async function catchUpWatch<K extends 'pods' | 'nodes'>(
+  kube: Pick<KubePort, 'watch'>,
+  resource: K,
+  selection: Readonly<Partial<PodSelection>>,
+  from: { readonly resourceVersion: string },
+  version: string,
+  apply: (event: WatchEvent<WatchedObjects[K]>) => void,
+): Promise<boolean> {
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), POD_CATCH_UP_TIMEOUT_MS);
   let answered: () => void = () => undefined;
@@ -49,15 +65,15 @@ export async function catchUpPods(
     answered = resolve;
   });
   const events = kube
-    .watch('pods', {
+    .watch(resource, {
       ...selection,
-      resourceVersion: table.resourceVersion,
+      resourceVersion: from.resourceVersion,
       signal: abort.signal,
       onOpen: () => answered(),
     })
     [Symbol.asyncIterator]();
-  let pending: Promise<IteratorResult<WatchEvent<V1Pod>>> | undefined;
-  let reached = isAtLeast(table.resourceVersion, version);
+  let pending: Promise<IteratorResult<WatchEvent<WatchedObjects[K]>>> | undefined;
+  let reached = isAtLeast(from.resourceVersion, version);
   try {
     for (;;) {
       pending = events.next();
@@ -67,8 +83,8 @@ export async function catchUpPods(
       if (next === quiet) return true;
       if (next.done) return false;
       pending = undefined;
-      applyPodEvent(table, next.value);
-      reached ||= isAtLeast(table.resourceVersion, version);
+      apply(next.value);
+      reached ||= isAtLeast(from.resourceVersion, version);
     }
   } catch (error) {
     if (error instanceof GoneError) return false;

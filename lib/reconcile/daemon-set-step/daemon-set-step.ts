@@ -4,12 +4,10 @@
  * the rolling update step, status. Serialized per DaemonSet by its FIFO group, which is what keeps
  * the rolling update within its budget.
  */
-import type { V1ControllerRevision, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { V1ControllerRevision, V1Pod } from '@kubernetes/client-node';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { isEmptyLabelSelector } from '../../core/label-selector.ts';
 import { validateDaemonSet } from '../../core/validation.ts';
-import type { ListResult } from '../../kube/kube-port.ts';
-import { isAtLeast } from '../../kube/resource-version.ts';
 import {
   daemonSetRequeueSlot,
   nodeRecountSlot,
@@ -23,15 +21,12 @@ import { emptyReport, type StepReport, sumReports } from '../effects/step-report
 import { EventReason } from '../memory/event-recorder.ts';
 import { RECENT_READ_MS } from '../memory/object-cache.ts';
 import { violationQueries } from '../reads/selector-query.ts';
-import { readDaemonSetPods, willCatchUp } from './read-pods.ts';
+import { readNodes } from './read-nodes.ts';
+import { keptPodsVersion, readDaemonSetPods, willCatchUp } from './read-pods.ts';
 import { type DaemonSetReads, syncDaemonSet } from './sync-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-status.ts';
 
-/**
- * How long a node LIST may be planned on again while no node changed: at least one full LIST of the
- * nodes every two minutes while the DaemonSet's steps run (docs/design.md, 15. The DaemonSet step).
- */
-export const NODE_LIST_REUSE_MS = 120_000;
+export { NODE_LIST_REUSE_MS } from './read-nodes.ts';
 
 /** The requeue reason of the step that counts again from a fresh node LIST after one planned on a kept LIST. */
 export const RECOUNT_REASON = 'recount from a fresh node LIST';
@@ -108,7 +103,7 @@ async function readAround(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   receivedAt: number,
-  versions: Pick<DaemonSetMessage, 'nodesVersion' | 'podsVersion'>,
+  versions: Pick<DaemonSetMessage, 'nodesVersion' | 'podsVersion' | 'cause'>,
 ): Promise<
   DaemonSetReads & {
     readonly revisionsListedAt: number;
@@ -125,11 +120,12 @@ async function readAround(
   const violations = violationQueries(ds.spec?.selector, own);
   const listUnmatched = () => Promise.all(violations.map(listPods));
   // A step catching up a kept pod table leaves the pods to release to the recount that follows it.
-  const catchingUp = willCatchUp(deps, ds, versions.podsVersion);
+  const podsVersion = versions.podsVersion ?? versionToCatchUp(deps, ds, versions.cause);
+  const catchingUp = willCatchUp(deps, ds, podsVersion);
   const [revisions, sharedNodes, matching, listedUnmatched] = await Promise.all([
     readRevisions(deps, ds, versions.podsVersion),
     readNodes(deps, receivedAt, versions.nodesVersion),
-    readDaemonSetPods(deps, ds, versions.podsVersion),
+    readDaemonSetPods(deps, ds, podsVersion),
     catchingUp ? undefined : listUnmatched(),
   ]);
   const unmatched = matching.kept ? [] : (listedUnmatched ?? (await listUnmatched()));
@@ -155,6 +151,23 @@ async function readAround(
 }
 
 /**
+ * For a step without a pod version that a relay trigger or a requeue brought (a safe rollout's
+ * health signal or timer, a node change, a DaemonSet change): the version of the kept pod table,
+ * which the step then catches up until the watch falls quiet — what a LIST from the watch cache
+ * would show, for the parse of the pods that changed rather than every pod (at 5,000 nodes a LIST
+ * held the pipeline's thread about 0.5 s, the health steps that halt a rollout each made one). The
+ * recount, a resync and a replay list: they are the backstops a kept table is bounded by.
+ */
+function versionToCatchUp(
+  deps: ReconcileDeps,
+  ds: Readonly<DaemonSet>,
+  cause: DaemonSetMessage['cause'],
+): string | undefined {
+  const brought = cause.type === 'watch' || (cause.type === 'requeue' && cause.reason !== RECOUNT_REASON);
+  return brought ? keptPodsVersion(deps, ds) : undefined;
+}
+
+/**
  * The namespace's ControllerRevisions: with `podsVersion` (a step a relay trigger brought), the
  * list this process's last step of the DaemonSet planned on without writing one, while the
  * DaemonSet's generation is the same (`KeptRevisions`); else a fresh LIST. With when it was listed.
@@ -172,19 +185,6 @@ async function readRevisions(
   if (kept !== undefined) return { items: [...kept.revisions], listedAt: kept.listedAt };
   const list = await deps.ports.kube.listControllerRevisions(ds.metadata?.namespace ?? 'default');
   return { items: list.items, listedAt: now };
-}
-
-/**
- * Every node: the process's latest node LIST when it is at least as new as `nodesVersion` (no node
- * change that can move a placement since, as the relay that sent the trigger knew) and younger than
- * {@link NODE_LIST_REUSE_MS}; else the LIST shared with the steps that arrived before it began.
- */
-function readNodes(deps: ReconcileDeps, receivedAt: number, nodesVersion: string | undefined) {
-  const list = () => deps.ports.kube.listNodes({ allowStale: true });
-  if (nodesVersion === undefined) return deps.memory.sharedNodeList.get(receivedAt, list);
-  const current = (nodes: Readonly<ListResult<V1Node>>) =>
-    deps.memory.keptNodes.worthKeeping(nodes.items.length) && isAtLeast(nodes.resourceVersion, nodesVersion);
-  return deps.memory.sharedNodeList.getUnlessChanged(receivedAt, current, NODE_LIST_REUSE_MS, list);
 }
 
 /**

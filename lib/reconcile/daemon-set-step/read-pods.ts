@@ -59,6 +59,16 @@ function isYoung(table: Readonly<KeptPods>, now: number): boolean {
   return now - table.listedAt <= POD_LIST_REUSE_MS;
 }
 
+/** The version of `ds`'s kept pod table, if the process keeps one young enough to be caught up. */
+export function keptPodsVersion(
+  deps: DepsPart<never, 'keptPods'>,
+  ds: Readonly<DaemonSet>,
+): string | undefined {
+  const { uid, query } = selectionOf(ds);
+  const table = deps.memory.keptPods.peek(uid, query);
+  return table !== undefined && isYoung(table, deps.clock().getTime()) ? table.resourceVersion : undefined;
+}
+
 /**
  * True when {@link readDaemonSetPods} of `ds` with `podsVersion` will try to catch up a kept table
  * rather than list (it still lists when the catch-up fails).

@@ -7,7 +7,32 @@
  * DaemonSet in this process counted from a LIST that began after the request, and is then skipped.
  * Another process knows nothing of it and runs the recount: the record only ever saves a step.
  */
+import type { V1Node } from '@kubernetes/client-node';
+import type { WatchEvent } from '../../kube/kube-port.ts';
 import { Lru } from './lru.ts';
+
+/**
+ * Every node as the process's latest node read showed it, kept to be caught up by a watch instead of
+ * listed again (docs/design.md, 15. The DaemonSet step), as a DaemonSet's pods are.
+ */
+export interface KeptNodeTable {
+  /** The nodes by name. */
+  readonly nodes: Map<string, V1Node>;
+  /** The version the table shows the nodes at: the LIST's, then the last event's or bookmark's. */
+  resourceVersion: string;
+  /** When the LIST the table started from began (ms since the epoch). */
+  readonly listedAt: number;
+}
+
+/** `event` applied to `table`: the node set or removed, the version moved on. */
+export function applyNodeEvent(table: KeptNodeTable, event: Readonly<WatchEvent<V1Node>>): void {
+  if (event.type !== 'BOOKMARK') {
+    const name = event.object.metadata?.name ?? '';
+    if (event.type === 'DELETED') table.nodes.delete(name);
+    else table.nodes.set(name, event.object);
+  }
+  table.resourceVersion = event.resourceVersion;
+}
 
 /**
  * The fewest nodes a kept LIST must hold to be planned on again. A smaller LIST costs less to make
@@ -22,6 +47,8 @@ export class KeptNodeLists {
   readonly #freshFrom = new Lru<number>(4096);
   /** The de-duplication id of the latest recount asked for, by DaemonSet uid. */
   readonly #asked = new Lru<string>(4096);
+  /** The node table to catch up, while no step has it taken out. */
+  #table: KeptNodeTable | undefined;
 
   constructor(minNodes = NODE_LIST_REUSE_MIN_NODES) {
     this.#minNodes = minNodes;
@@ -50,5 +77,17 @@ export class KeptNodeLists {
   /** This process sent the recount of DaemonSet `uid` with `deduplicationId`. */
   noteAsked(uid: string, deduplicationId: string): void {
     this.#asked.set(uid, deduplicationId);
+  }
+
+  /** Takes the kept node table out (a step catching it up holds it alone); undefined when none is kept. */
+  takeTable(): KeptNodeTable | undefined {
+    const table = this.#table;
+    this.#table = undefined;
+    return table;
+  }
+
+  /** Keeps `table` unless a table read later is kept already. */
+  putTable(table: KeptNodeTable): void {
+    if (this.#table === undefined || table.listedAt >= this.#table.listedAt) this.#table = table;
   }
 }

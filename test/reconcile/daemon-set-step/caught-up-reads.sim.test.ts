@@ -9,7 +9,11 @@ import type { V1ControllerRevision, V1DaemonSet, V1Pod } from '@kubernetes/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerOf } from '../../../lib/core/controller-ref.ts';
 import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
-import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
+import {
+  RECOUNT_REASON,
+  ROLLOUT_TIMER_REASON,
+  reconcileDaemonSet,
+} from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
 import type { KubeObject } from '../../../lib/sim/storage/store.ts';
 import { newestVersion, startKeptReadsHarness } from '../../support/kept-reads-harness.ts';
@@ -98,5 +102,27 @@ describe('a DaemonSet step on a caught-up pod table', () => {
     expect(controlled()).toBe(true);
     expect((await step(false)).podLists).toBeGreaterThanOrEqual(2);
     expect(controlled()).toBe(false);
+  });
+
+  it('catches the table up for a step a trigger or timer brought without a pod version; the recount lists', async () => {
+    await step(false);
+    const requeued = (reason: string): DaemonSetMessage => ({
+      ...message,
+      cause: { type: 'requeue', reason, requestedAt: new Date().toISOString() },
+    });
+    const run = async (stepMessage: DaemonSetMessage) => {
+      const [lists, watches] = [requests('list', 'pods'), requests('watch', 'pods')];
+      await reconcileDaemonSet(harness.deps, stepMessage, Date.now());
+      return { podLists: requests('list', 'pods') - lists, podWatches: requests('watch', 'pods') - watches };
+    };
+    // A safe rollout's health signal (a watch trigger without versions) and its timer: caught up.
+    const signal: DaemonSetMessage = {
+      ...message,
+      cause: { type: 'watch', event: 'MODIFIED', kind: 'Node', resourceVersion: newest() ?? '1' },
+    };
+    expect(await run(signal)).toEqual({ podLists: 0, podWatches: 1 });
+    expect(await run(requeued(ROLLOUT_TIMER_REASON))).toEqual({ podLists: 0, podWatches: 1 });
+    // The recount is the backstop a kept table is bounded by: it lists.
+    expect((await run(requeued(RECOUNT_REASON))).podLists).toBeGreaterThanOrEqual(1);
   });
 });

@@ -6,6 +6,7 @@ import {
   RECOUNT_REASON,
   reconcileDaemonSet,
 } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
+import { listOrCatchUpNodes, NODE_LIST_REUSE_MS } from '../../../lib/reconcile/daemon-set-step/read-nodes.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
 import { KeptNodeLists, NODE_LIST_REUSE_MIN_NODES } from '../../../lib/reconcile/memory/kept-node-lists.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
@@ -35,31 +36,61 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   };
   const nodeLists = () =>
     harness.sim.counters.total({ verb: 'list', resource: 'nodes', userAgent: RECONCILE_USER_AGENT });
+  const nodeWatches = () =>
+    harness.sim.counters.total({ verb: 'watch', resource: 'nodes', userAgent: RECONCILE_USER_AGENT });
   const nodeVersion = (name: string) =>
     (harness.sim.store.get('nodes', undefined, name) as KubeObject).metadata.resourceVersion ?? '';
-  /** One step of `message` with `nodesVersion`, arriving now; resolves to the node LISTs it made. */
+  /**
+   * One step of `message` with `nodesVersion`, arriving now; resolves to the node LISTs it made and
+   * the node WATCHes it caught the kept table up with.
+   */
   const step = async (nodesVersion?: string) => {
-    const before = nodeLists();
+    const [lists, watches] = [nodeLists(), nodeWatches()];
     const stamped = nodesVersion === undefined ? message : { ...message, nodesVersion };
     await reconcileDaemonSet(harness.deps, stamped, Date.now());
-    return nodeLists() - before;
+    return { lists: nodeLists() - lists, watches: nodeWatches() - watches };
   };
+  const listed = { lists: 1, watches: 0 };
+  const caughtUp = { lists: 0, watches: 1 };
+  const reused = { lists: 0, watches: 0 };
 
-  it('lists without a version, reuses its LIST for a version it covers, lists again after a change', async () => {
-    expect(await step()).toBe(1);
+  it('lists without a version, reuses its LIST for a version it covers, catches it up after a change', async () => {
+    expect(await step()).toEqual(listed);
     const known = nodeVersion('n3');
-    expect(await step(known)).toBe(0);
-    expect(await step(known)).toBe(0);
+    expect(await step(known)).toEqual(reused);
+    expect(await step(known)).toEqual(reused);
     // A change the relay saw after the LIST: the step must see it.
     const n2 = harness.sim.store.get('nodes', undefined, 'n2') as unknown as V1Node;
     harness.sim.store.update('nodes', {
       ...n2,
       metadata: { ...n2.metadata, labels: { ...n2.metadata?.labels, zone: 'b' } },
     } as unknown as KubeObject);
-    expect(await step(nodeVersion('n2'))).toBe(1);
-    expect(await step(nodeVersion('n2'))).toBe(0);
-    // A message without a version (a resync, another sender) never plans on a kept LIST.
-    expect(await step()).toBe(1);
+    expect(await step(nodeVersion('n2'))).toEqual(caughtUp);
+    expect(await step(nodeVersion('n2'))).toEqual(reused);
+    // A message without a version (a resync, another sender) never plans on a kept LIST unread.
+    expect(await step()).toEqual(caughtUp);
+  });
+
+  it('catches the kept node table up to what a LIST would show, and lists once it is two minutes old', async () => {
+    freshReuse();
+    const zoneOf = (nodes: readonly V1Node[], name: string) =>
+      nodes.find((n) => n.metadata?.name === name)?.metadata?.labels?.zone;
+    const first = await listOrCatchUpNodes(harness.deps);
+    const n3 = harness.sim.store.get('nodes', undefined, 'n3') as unknown as V1Node;
+    harness.sim.store.update('nodes', {
+      ...n3,
+      metadata: { ...n3.metadata, labels: { ...n3.metadata?.labels, zone: 'c' } },
+    } as unknown as KubeObject);
+    const [lists, watches] = [nodeLists(), nodeWatches()];
+    const second = await listOrCatchUpNodes(harness.deps);
+    expect([nodeLists() - lists, nodeWatches() - watches]).toEqual([0, 1]);
+    expect(zoneOf(first.items, 'n3')).toBeUndefined();
+    expect(zoneOf(second.items, 'n3')).toBe('c');
+    expect(second.items.map((n) => n.metadata?.name).sort()).toEqual(NODES);
+    expect(second.resourceVersion).toBe(nodeVersion('n3'));
+    const later = { ...harness.deps, clock: () => new Date(Date.now() + NODE_LIST_REUSE_MS + 1000) };
+    await listOrCatchUpNodes(later);
+    expect(nodeLists() - lists).toBe(1);
   });
 
   it('plans on the reused LIST as on a fresh one: every node gets its pod, the status counts them', async () => {
@@ -69,7 +100,7 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
       await harness.invokeOnce(1);
     }
     expect(pods()).toHaveLength(NODES.length);
-    expect(await step(nodeVersion('n1'))).toBe(0);
+    expect(await step(nodeVersion('n1'))).toEqual(reused);
     const status = (harness.sim.store.get('apps/daemonsets', 'default', 'agent') as KubeObject).status as {
       desiredNumberScheduled?: number;
     };
@@ -105,10 +136,10 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
     expect(recount?.afterSeconds).toBeGreaterThan(0);
     expect(recount?.afterSeconds).toBeLessThanOrEqual(NODE_RECOUNT_WINDOW_SECONDS);
     expect(recount?.deduplicationId).toMatch(/^recount:/);
-    // The recount itself lists: it is not followed by another.
-    const before = nodeLists();
+    // The recount itself reads every node afresh (its kept table caught up): not followed by another.
+    const before = nodeWatches();
     await reconcileDaemonSet(deps, recount?.message as DaemonSetMessage, Date.now());
-    expect(nodeLists() - before).toBe(1);
+    expect(nodeWatches() - before).toBe(1);
     expect(
       requeued.filter((r) => r.message.cause.type === 'requeue' && r.message.cause.reason === RECOUNT_REASON),
     ).toHaveLength(1);
@@ -133,8 +164,9 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
     const recount = requeued.find(isRecount) as DaemonSetMessage;
     expect(recount).toBeDefined();
     await new Promise((resolve) => setTimeout(resolve, 5));
-    // A later step that lists (a resync, a trigger after a node change): it counts from a fresh LIST.
-    expect(await step()).toBe(1);
+    // A later step that reads afresh (a resync, a trigger after a node change; this process keeps no
+    // node table yet, so a LIST): it counts from it.
+    expect(await step()).toEqual(listed);
     const gets = () =>
       harness.sim.counters.total({
         verb: 'get',
@@ -149,8 +181,8 @@ describe('a DaemonSet step reuses the node LIST while no node changed', () => {
   it('lists again for a small cluster, whose LIST costs less than the recount its reuse needs', async () => {
     (harness.deps.memory as { keptNodes: KeptNodeLists }).keptNodes = new KeptNodeLists();
     expect(NODES.length).toBeLessThan(NODE_LIST_REUSE_MIN_NODES);
-    expect(await step()).toBe(1);
-    expect(await step(nodeVersion('n3'))).toBe(1);
+    expect(await step()).toEqual(listed);
+    expect(await step(nodeVersion('n3'))).toEqual(listed);
     freshReuse();
   });
 });
