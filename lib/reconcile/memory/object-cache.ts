@@ -2,8 +2,10 @@
  * The objects the reconciler has read, kept per process (upstream's informer caches and listers):
  * they make a hinted pair cost one request. See docs/design.md, 10. Caches and expectations.
  */
+
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
+import { NODE_SIZING_ANNOTATION } from '../../core/node-sizing/sizing-spec.ts';
 import { Lru } from './lru.ts';
 
 /**
@@ -144,7 +146,10 @@ export class ObjectCache {
     this.#listedNodes = { value: byName, at: listedAtMs, items: nodes };
   }
 
-  /** The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount. */
+  /**
+   * The current revision hash of `ds` as last computed, keyed by uid, generation and collisionCount
+   * (and the node-sizing annotation, whose change moves no generation).
+   */
   revisionHash(ds: Readonly<DaemonSet>): string | undefined {
     return this.#hashes.get(hashKey(ds));
   }
@@ -156,5 +161,8 @@ export class ObjectCache {
 }
 
 function hashKey(ds: Readonly<DaemonSet>): string {
-  return `${ds.metadata?.uid ?? ''}/${ds.metadata?.generation ?? 0}/${ds.status?.collisionCount ?? 0}`;
+  const key = `${ds.metadata?.uid ?? ''}/${ds.metadata?.generation ?? 0}/${ds.status?.collisionCount ?? 0}`;
+  // apps/v1 holds the node-sizing rules, part of the revision, in an annotation: no generation moves.
+  const sizing = ds.metadata?.annotations?.[NODE_SIZING_ANNOTATION];
+  return sizing === undefined ? key : `${key}/${sizing}`;
 }

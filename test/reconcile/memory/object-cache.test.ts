@@ -50,3 +50,24 @@ describe('recent nodes', () => {
     ]);
   });
 });
+
+describe('revision hashes', () => {
+  const ds = (annotations?: Record<string, string>) =>
+    ({
+      metadata: { uid: 'u1', generation: 3, ...(annotations ? { annotations } : {}) },
+      status: { collisionCount: 0 },
+    }) as never;
+
+  it('survives a status write, not a change of the node-sizing annotation (which moves no generation)', () => {
+    const cache = new ObjectCache();
+    const sized = (share: string) =>
+      ds({
+        'everynode.dev/node-sizing': JSON.stringify([{ container: 'a', perAllocatable: { cpu: share } }]),
+      });
+    cache.putRevisionHash(sized('1%'), 'h1');
+    expect(cache.revisionHash(sized('1%'))).toBe('h1');
+    expect(cache.revisionHash(sized('2%'))).toBeUndefined();
+    cache.putRevisionHash(ds(), 'h0');
+    expect(cache.revisionHash(ds({ other: 'x' }))).toBe('h0');
+  });
+});
