@@ -11,10 +11,11 @@ import type { NodeView } from '../../core/node-view.ts';
 import { planRollout } from '../../core/rolling-update/plan.ts';
 import type { RolloutAllowance } from '../../core/safe-rollout/rollout-types.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { type ExecutionResult, executeActions } from '../effects/action-executor.ts';
+import type { ExecutionResult } from '../effects/action-executor.ts';
 import { sumReports } from '../effects/step-report.ts';
 import { pairKey } from '../memory/expectations.ts';
 import { inPlaceInsteadOfDeletes } from './in-place-rollout.ts';
+import { executeRetryingConflicts } from './retry-conflicted-deletes.ts';
 
 /** What the rolling update works from: the step's views of the nodes and its pod LIST. */
 export interface RollingUpdateInput {
@@ -66,16 +67,22 @@ export async function rollingUpdate(
   });
   const { actions, fallbacks } = pass;
   const uid = ds.metadata?.uid ?? '';
-  const executed = await executeActions(deps, ds, actions, {
-    pods: input.pods,
-    verifyNameClashes: true,
-    beforeDelete: (action) =>
-      deps.memory.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
-    afterDelete: (action) => {
-      deps.memory.keptPods.noteDeleting(uid, action.uid, now);
-      fallbacks.afterDelete(action);
+  const executed = await executeRetryingConflicts(
+    deps,
+    ds,
+    actions,
+    {
+      pods: input.pods,
+      verifyNameClashes: true,
+      beforeDelete: (action) =>
+        deps.memory.expectations.expectReplacement(pairKey(uid, action.node), now.getTime()),
+      afterDelete: (action) => {
+        deps.memory.keptPods.noteDeleting(uid, action.uid, now);
+        fallbacks.afterDelete(action);
+      },
     },
-  });
+    { targetHash: currentHash, now },
+  );
   const report = sumReports(executed.report, pass.report, fallbacks.report());
   return {
     actions,

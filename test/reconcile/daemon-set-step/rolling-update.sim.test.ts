@@ -3,7 +3,8 @@
  * client, on views built as sync-daemon-set.ts builds them (nodeViewsFor over a LIST of nodes and
  * pods): after a template change it deletes at most maxUnavailable old pods, expecting each
  * replacement and showing the deleted pods terminating in `viewsAfter`; with maxSurge it creates
- * new pods beside old ones instead; the partition and a paused rollout hold the deletes back.
+ * new pods beside old ones instead; the partition and a paused rollout hold the deletes back. A
+ * delete that met a Conflict is tried again from a fresh read of its pair, within the plan's budget.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,9 @@ import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.t
 import { pairKey } from '../../../lib/reconcile/memory/expectations.ts';
 import { KEPT_PODS_BUDGET, KeptPodLists, keptPodsOf } from '../../../lib/reconcile/memory/kept-pod-lists.ts';
 import { RECONCILE_USER_AGENT } from '../../../lib/reconcile/setup/deps-for-config.ts';
+import type { KubeObject } from '../../../lib/sim/storage/store.ts';
 import { aDaemonSet, aNode, type DaemonSetOptions } from '../../support/builders.ts';
+import { withReady } from '../../support/pod-readiness.ts';
 import {
   allReady,
   createDaemonSet,
@@ -60,20 +63,30 @@ describe('rollingUpdate against the API server', () => {
       if (container) container.image = 'busybox:1.37';
     });
 
-  /** One rolling-update step of `name` on fresh LISTs, the revisions written first as the step does. */
-  async function step(name: string, deps: ReconcileDeps = harness.deps) {
+  /**
+   * One rolling-update step of `name` on fresh LISTs, the revisions written first as the step does;
+   * each listed pod as `listedAs` makes it, and `meanwhile` run between the LISTs and the update (a
+   * change the step does not see).
+   */
+  async function step(
+    name: string,
+    deps: ReconcileDeps = harness.deps,
+    { meanwhile = (): void => undefined, listedAs = (pod: V1Pod) => pod } = {},
+  ) {
     const kube = harness.deps.ports.kube;
     const ds = (await kube.getDaemonSet('default', name)) as DaemonSet;
-    const [nodes, pods, revisions] = await Promise.all([
+    const [nodes, listed, revisions] = await Promise.all([
       kube.listNodes(),
       kube.listPods({ namespace: 'default', labelSelector: `app=${name}` }),
       kube.listControllerRevisions('default'),
     ]);
-    const { currentHash } = await syncRevisionHistory(deps, ds, revisions.items, pods.items);
-    const views = nodeViewsFor(ds, nodes.items, pods.items);
+    const pods = listed.items.map(listedAs);
+    const { currentHash } = await syncRevisionHistory(deps, ds, revisions.items, pods);
+    const views = nodeViewsFor(ds, nodes.items, pods);
+    meanwhile();
     const now = deps.clock();
-    const result = await rollingUpdate(deps, { ds, views, pods: pods.items, currentHash, gateKeys: [], now });
-    return { ds, pods: pods.items, views, currentHash, now, result };
+    const result = await rollingUpdate(deps, { ds, views, pods, currentHash, gateKeys: [], now });
+    return { ds, pods, views, currentHash, now, result };
   }
 
   /** The nodes of the DaemonSet's pods not being deleted, sorted (a node twice when it runs two). */
@@ -173,5 +186,50 @@ describe('rollingUpdate against the API server', () => {
     expect(podDeletes()).toBe(deletes);
     expect(podsOf(harness, uid).map((pod) => pod.metadata?.resourceVersion)).toEqual(versions);
     expect(liveNodes(uid)).toEqual(NODES);
+  });
+
+  describe('deletes that met a Conflict (the pod changed between the LIST and the delete)', () => {
+    const setReady = (uid: string, node: string, ready: boolean) => {
+      const pod = podsOf(harness, uid).find((p) => targetNodeName(p) === node) as V1Pod;
+      harness.sim.store.update('pods', withReady(pod, ready) as unknown as KubeObject, {
+        subresource: 'status',
+      });
+    };
+    const podReads = () =>
+      harness.sim.counters.total({ verb: 'list', resource: 'pods', userAgent: RECONCILE_USER_AGENT });
+
+    it('deletes a planned pod that turned unready meanwhile in the same step, after reading its pair again', async () => {
+      const uid = await converged('turned-unready', {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 3 } },
+      });
+      newTemplate('turned-unready');
+      const reads = podReads();
+      const { result } = await step('turned-unready', harness.deps, {
+        meanwhile: () => setReady(uid, 'n2', false),
+      });
+      expect(deletesOf(result)).toEqual(NODES);
+      expect(result.executed.report).toMatchObject({ deleted: 3, conflicts: 1 });
+      // The step's LIST, and one small LIST of the pair whose delete met the Conflict.
+      expect(podReads() - reads).toBe(2);
+      expect(liveNodes(uid)).toEqual([]);
+    });
+
+    it('leaves a pod it counted as unavailable that is available again to the next step', async () => {
+      const uid = await converged('ready-again', {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
+      });
+      newTemplate('ready-again');
+      // Listed unready at an older version (the simulated kubelet makes a running pod ready again at
+      // once): its delete meets a Conflict, and the pod read again is available.
+      const unreadyBefore = (pod: V1Pod) =>
+        targetNodeName(pod) === 'n1'
+          ? { ...withReady(pod, false), metadata: { ...pod.metadata, resourceVersion: '1' } }
+          : pod;
+      const { result } = await step('ready-again', harness.deps, { listedAs: unreadyBefore });
+      // Planned: the unavailable old pod of n1 only (n2's or n3's would make two nodes unavailable).
+      expect(deletesOf(result)).toEqual(['n1']);
+      expect(result.executed.report).toMatchObject({ deleted: 0, conflicts: 1 });
+      expect(liveNodes(uid)).toEqual(NODES);
+    });
   });
 });
