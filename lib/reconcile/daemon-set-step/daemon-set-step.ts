@@ -119,16 +119,18 @@ async function readAround(
     deps.ports.kube.listPods({ namespace, labelSelector, allowStale: true });
   const violations = violationQueries(ds.spec?.selector, own);
   const listUnmatched = () => Promise.all(violations.map(listPods));
-  // A step catching up a kept pod table leaves the pods to release to the recount that follows it.
+  // A step catching up a kept pod table leaves the pods to release to the recount that follows it;
+  // the recount catches the table up too, and lists those.
+  const recount = isRecount(versions.cause);
   const podsVersion = versions.podsVersion ?? versionToCatchUp(deps, ds, versions.cause);
-  const catchingUp = willCatchUp(deps, ds, podsVersion);
+  const catchingUp = !recount && willCatchUp(deps, ds, podsVersion);
   const [revisions, sharedNodes, matching, listedUnmatched] = await Promise.all([
     readRevisions(deps, ds, versions.podsVersion),
     readNodes(deps, receivedAt, versions.nodesVersion),
     readDaemonSetPods(deps, ds, podsVersion),
     catchingUp ? undefined : listUnmatched(),
   ]);
-  const unmatched = matching.kept ? [] : (listedUnmatched ?? (await listUnmatched()));
+  const unmatched = matching.kept && !recount ? [] : (listedUnmatched ?? (await listUnmatched()));
   const nodes = sharedNodes.value;
   if (listedAt - sharedNodes.startedAt < RECENT_READ_MS)
     deps.memory.objects.putListedNodes(nodes.items, Math.min(listedAt, sharedNodes.startedAt));
@@ -145,25 +147,32 @@ async function readAround(
     nodesResourceVersion: nodes.resourceVersion,
     listedAt,
     nodesKept: sharedNodes.kept === true,
-    podsKept: matching.kept,
+    // Caught up until quiet, with the pods to release listed, the recount counts as a LIST would.
+    podsKept: matching.kept && !recount,
     nodesListedFrom: sharedNodes.startedAt,
   };
 }
 
+/** True for the recount a step planned on kept reads asked for (see requeueRecount). */
+function isRecount(cause: DaemonSetMessage['cause']): boolean {
+  return cause.type === 'requeue' && cause.reason === RECOUNT_REASON;
+}
+
 /**
  * For a step without a pod version that a relay trigger or a requeue brought (a safe rollout's
- * health signal or timer, a node change, a DaemonSet change): the version of the kept pod table,
- * which the step then catches up until the watch falls quiet — what a LIST from the watch cache
- * would show, for the parse of the pods that changed rather than every pod (at 5,000 nodes a LIST
- * held the pipeline's thread about 0.5 s, the health steps that halt a rollout each made one). The
- * recount, a resync and a replay list: they are the backstops a kept table is bounded by.
+ * health signal or timer, a node change, a DaemonSet change, the recount): the version of the kept
+ * pod table, which the step then catches up until the watch falls quiet — what a LIST from the
+ * watch cache would show, for the parse of the pods that changed rather than every pod (at 5,000
+ * nodes a LIST held the pipeline's thread about 0.5 s, the health steps that halt a rollout each
+ * made one, and a recount landing in a revert delayed its creates). A resync and a replay list, and
+ * a table is listed again once 120 s old: the backstops a kept table is bounded by.
  */
 function versionToCatchUp(
   deps: ReconcileDeps,
   ds: Readonly<DaemonSet>,
   cause: DaemonSetMessage['cause'],
 ): string | undefined {
-  const brought = cause.type === 'watch' || (cause.type === 'requeue' && cause.reason !== RECOUNT_REASON);
+  const brought = cause.type === 'watch' || cause.type === 'requeue';
   return brought ? keptPodsVersion(deps, ds) : undefined;
 }
 

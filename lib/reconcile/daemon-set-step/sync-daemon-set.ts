@@ -119,10 +119,12 @@ export async function syncDaemonSet(
   const gateKeys = knownGateKeys(deps, ds);
   await yieldToEventLoop();
   const views = nodeViewsFor(ds, reads.nodes, reads.pods, gateKeys);
+  await yieldToEventLoop();
   // A safe rollout's steps, domains and halt (docs/design.md, 30), decided before the rolling update.
   const stored = rolloutRecordOf(ds);
   const progress = safeRolloutProgress({ ds, views, currentHash, settings: safeRolloutOf(ds), stored, now });
   const { allowance } = progress;
+  await yieldToEventLoop();
   // A halt is written before anything is deleted: the pair steps that replace the pods this step
   // deletes read it, and a step cut short (a 429) leaves it written.
   const halting = progress.record?.haltedAt !== undefined && stored?.haltedAt !== progress.record.haltedAt;
