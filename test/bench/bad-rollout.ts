@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- bad-rollout [--nodes 5000] [--image crashloop|break-node|good]
  * [--on-failure Pause|Revert] [--pod-ready-seconds 30] [--node-ready-seconds 10]
- * [--max-failed-nodes 5] [--node-list-reuse-min-nodes N] [--log-level WARN]`:
+ * [--max-failed-nodes 5] [--node-list-reuse-min-nodes N] [--log-level WARN] [--cpu-profile FILE]`:
  * a safe rollout (docs/design.md, 30. Rollouts that stop themselves) of an everynode.dev/v1
  * DaemonSet over N nodes in three zones (`topology.kubernetes.io/zone` = zone-a, zone-b, zone-c,
  * evenly, in name order), through the whole local pipeline, the reconciler allowed 100 requests/s.
@@ -71,6 +71,8 @@ const { values } = parseArgs({
     'node-list-reuse-min-nodes': { type: 'string' },
     /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
     'log-level': { type: 'string', default: 'SILENT' },
+    /** A CPU profile of the pipeline's thread from the image change to the end, into FILE. */
+    'cpu-profile': { type: 'string' },
   },
 });
 const nodes = Number(values.nodes);
@@ -145,6 +147,7 @@ async function startPipeline(): Promise<void> {
     reconcileConcurrency: Number(values.concurrency),
     logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
     ...(reuse === undefined ? {} : { nodeListReuseMinNodes: Number(reuse) }),
+    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'] } : {}),
   };
   worker = startWorker(new URL('./bad-rollout-worker.ts', import.meta.url), data, [], cluster.pipelineHeap);
   await nextMessage(worker, 'ready');
@@ -389,6 +392,7 @@ try {
   const { at } = tracked;
   cluster.sim.counters.reset();
   cluster.pipelineHeap.reset();
+  if (values['cpu-profile']) worker?.postMessage('profile');
   const started = Date.now();
   const changed = stored();
   const container = changed.spec?.template.spec?.containers[0];
