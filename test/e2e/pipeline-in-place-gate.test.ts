@@ -109,7 +109,12 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       });
 
     beforeAll(async () => {
-      world = await startPipelineWorld({ managedKind: kind, secured: true, nodes: SEED_NODES, timeScale: 0.2 });
+      world = await startPipelineWorld({
+        managedKind: kind,
+        secured: true,
+        nodes: SEED_NODES,
+        timeScale: 0.2,
+      });
       await world.kubectl(['create', 'namespace', NAMESPACE]);
     });
     afterAll(async () => world?.stop());
