@@ -163,6 +163,7 @@ describe('toTable for other kinds', () => {
         numberReady: 1,
         updatedNumberScheduled: 2,
         rollout: { revision: 'abc', phase: 'Paused', updatedNodes: 1 },
+        nodeSizing: 'agent cpu 50m-639m memory 186Mi-6Gi',
       },
     });
     expect(toTable('everynode.dev/daemonsets', [eds], { now }).rows[0]?.cells).toEqual([
@@ -176,6 +177,7 @@ describe('toTable for other kinds', () => {
       '30s',
       'Paused',
       'Continuous',
+      'agent cpu 50m-639m memory 186Mi-6Gi',
     ]);
   });
 });
