@@ -105,9 +105,11 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
         'a FailedPlacement Warning',
         async () => (await events('FailedPlacement', 'agent')).length > 0,
       );
-      expect(await everynode(['rollout', 'status', `${resource}/agent`, '--watch=false'])).toBe(
-        `Waiting for daemon set "agent" rollout to finish: 1 of 2 updated pods are available (1 pending: Insufficient memory on ${SMALL})...\n`,
-      );
+      // The other node's pod turns available on its own time: wait for the line, then check it whole.
+      const waiting = `Waiting for daemon set "agent" rollout to finish: 1 of 2 updated pods are available (1 pending: Insufficient memory on ${SMALL})...\n`;
+      const status = () => everynode(['rollout', 'status', `${resource}/agent`, '--watch=false']);
+      await world.until('rollout status to name the pending pod', async () => (await status()) === waiting);
+      expect(await status()).toBe(waiting);
       // The steps that follow (status refreshes, the node recount) record no second event.
       await world.quiet(30_000, { delayed: true });
       const warnings = await events('FailedPlacement', 'agent');
