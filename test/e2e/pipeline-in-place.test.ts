@@ -8,6 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import {
+  appPods,
   eventNames,
   kubectlBinary,
   type PipelineWorld,
@@ -49,12 +50,7 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       });
     }
 
-    const pods = async (name: string): Promise<V1Pod[]> =>
-      (
-        JSON.parse(
-          await world.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${name}`, '-o', 'json']),
-        ) as { items: V1Pod[] }
-      ).items;
+    const pods = (name: string): Promise<V1Pod[]> => appPods(world, NAMESPACE, name);
     const ready = (p: V1Pod) =>
       p.metadata?.deletionTimestamp === undefined &&
       (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false);
