@@ -12,12 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { inPlaceMetrics } from '../../lib/reconcile/effects/in-place-update-metrics.ts';
 import { aDaemonSet, creatableDaemonSet } from '../support/builders.ts';
-import {
-  appPods,
-  kubectlBinary,
-  type PipelineWorld,
-  startPipelineWorld,
-} from '../support/pipeline-harness.ts';
+import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 const NAMESPACE = 'agents';
 /** The simulated cluster's seed nodes: four, of which the control-plane node runs no daemon pod. */
@@ -51,7 +46,12 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       return JSON.stringify(creatableDaemonSet(ds, kind));
     }
 
-    const pods = (name: string): Promise<V1Pod[]> => appPods(world, NAMESPACE, name);
+    const pods = async (name: string): Promise<V1Pod[]> =>
+      (
+        JSON.parse(
+          await world.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${name}`, '-o', 'json']),
+        ) as { items: V1Pod[] }
+      ).items;
     const ready = (p: V1Pod) =>
       p.metadata?.deletionTimestamp === undefined &&
       (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false);

@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { inPlaceDaemonSet } from '../support/in-place-daemon-set.ts';
 import {
-  appPods,
   kubectlBinary,
   type PipelineWorld,
   setDaemonSetImage,
@@ -41,7 +40,12 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
     const daemonSet = (name: string) =>
       inPlaceDaemonSet({ kind, namespace: NAMESPACE, name, inPlace: 'IfPossible' });
 
-    const pods = (name: string): Promise<V1Pod[]> => appPods(world, NAMESPACE, name);
+    const pods = async (name: string): Promise<V1Pod[]> =>
+      (
+        JSON.parse(
+          await world.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${name}`, '-o', 'json']),
+        ) as { items: V1Pod[] }
+      ).items;
     /** The live pods, once every node has one that is ready and runs `image`; undefined before. */
     async function readyOn(name: string, image: string): Promise<V1Pod[] | undefined> {
       const live = (await pods(name)).filter((p) => p.metadata?.deletionTimestamp === undefined);

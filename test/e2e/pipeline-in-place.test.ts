@@ -8,7 +8,6 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import {
-  appPods,
   eventNames,
   kubectlBinary,
   type PipelineWorld,
@@ -50,7 +49,12 @@ describe.runIf(kubectlBinary).each<ManagedKind>(['everynode.dev/v1', 'apps/v1'])
       });
     }
 
-    const pods = (name: string): Promise<V1Pod[]> => appPods(world, NAMESPACE, name);
+    const pods = async (name: string): Promise<V1Pod[]> =>
+      (
+        JSON.parse(
+          await world.kubectl(['get', 'pods', '-n', NAMESPACE, '-l', `app=${name}`, '-o', 'json']),
+        ) as { items: V1Pod[] }
+      ).items;
     const ready = (p: V1Pod) =>
       p.metadata?.deletionTimestamp === undefined &&
       (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false);

@@ -2,12 +2,10 @@
  * The whole local pipeline end to end, for tests: a simulated cluster, `startLocalPipeline` (relay,
  * bus and journal, router and reconcile handlers over fauxqs), and the real kubectl to drive it.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1Pod } from '@kubernetes/client-node';
 import type { EverynodeFunction } from '../../lib/kube/function-groups.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { type LocalPipeline, startLocalPipeline } from '../../lib/local/local-pipeline.ts';
@@ -273,14 +271,4 @@ export function eventNames(
     '-o',
     'name',
   ]);
-}
-
-/** The pods labelled `app=APP` in `namespace`, as `kubectl get pods -o json` prints them. */
-export async function appPods(
-  world: Pick<PipelineWorld, 'kubectl'>,
-  namespace: string,
-  app: string,
-): Promise<V1Pod[]> {
-  const list = await world.kubectl(['get', 'pods', '-n', namespace, '-l', `app=${app}`, '-o', 'json']);
-  return (JSON.parse(list) as { items: V1Pod[] }).items;
 }

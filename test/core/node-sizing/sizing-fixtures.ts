@@ -9,16 +9,6 @@ export const LARGE = { cpu: '1930m', memory: '7134148Ki', pods: '29' };
 export const XL8 = { cpu: '31850m', memory: '127414588Ki', pods: '234' };
 export const XL32 = { cpu: '127610m', memory: '1031864320Ki', pods: '737' };
 
-/** The sized container of the reconcile tests: a limit twice its memory request, equal for cpu. */
-export const AGENT_CONTAINER = {
-  name: 'agent',
-  image: 'agent:1',
-  resources: {
-    requests: { cpu: '100m', memory: '256Mi' },
-    limits: { cpu: '100m', memory: '512Mi' },
-  },
-};
-
 /** A node of instance `type` reporting `allocatable`. */
 export function eksNode(name: string, type: string, allocatable: Record<string, string>): V1Node {
   const node = aNode(name, { labels: { [INSTANCE_TYPE]: type } });

@@ -10,13 +10,7 @@ import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
-import {
-  AGENT_CONTAINER,
-  eksNode,
-  exampleRules,
-  LARGE,
-  XL8,
-} from '../../core/node-sizing/sizing-fixtures.ts';
+import { eksNode, exampleRules, LARGE, XL8 } from '../../core/node-sizing/sizing-fixtures.ts';
 import { aDaemonSet } from '../../support/builders.ts';
 import {
   createDaemonSet,
@@ -70,7 +64,16 @@ describe.each(['IfPossible', 'Never'] as const)('a node that grew under inPlace 
           'everynode.dev/in-place': inPlace,
         },
         podSpec: {
-          containers: [AGENT_CONTAINER],
+          containers: [
+            {
+              name: 'agent',
+              image: 'agent:1',
+              resources: {
+                requests: { cpu: '100m', memory: '256Mi' },
+                limits: { cpu: '100m', memory: '512Mi' },
+              },
+            },
+          ],
         },
       }),
     );
