@@ -78,10 +78,10 @@ function routerRules(group: string): FunctionRule[] {
 function reconcileRules(group: string): FunctionRule[] {
   return [
     {
-      why: 'node-step/node-step.ts and reads/pair-reader.ts read a node (getNode); daemon-set-step/daemon-set-step.ts lists nodes for placement; node-gates/gate-step.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).',
+      why: "node-step/node-step.ts and reads/pair-reader.ts read a node (getNode); daemon-set-step/read-nodes.ts lists nodes for placement and watches them from the kept table's version to catch it up; node-gates/gate-step.ts lifts and restores the node readiness gate taints, with the released marker, in one merge patch guarded by resourceVersion (patchNodeGate).",
       apiGroups: [''],
       resources: ['nodes'],
-      verbs: ['get', 'list', 'patch'],
+      verbs: ['get', 'list', 'watch', 'patch'],
     },
     {
       why: "node-gates/gate-step.ts sets the everynode.dev/DaemonSetsReady node condition through the status subresource, a strategic merge patch by condition type that leaves the kubelet's conditions alone (patchNodeCondition).",

@@ -149,6 +149,9 @@ function routerAndReconcileCases(): Case[] {
     rec('lists the pods of a node (node-step/node-step.ts)', '', 'pods', 'list', (s) =>
       s.kube.reconcile.listPods({ fieldSelector: 'spec.nodeName=n1' }),
     ),
+    rec('catches the kept node table up (read-nodes.ts)', '', 'nodes', 'watch', (s) =>
+      watchOnce(s.kube.reconcile, 'nodes'),
+    ),
     rec('catches a kept pod LIST up (catch-up-pods.ts)', '', 'pods', 'watch', (s) =>
       watchOnce(s.kube.reconcile, 'pods'),
     ),
@@ -327,8 +330,8 @@ describe('what a function may not do', () => {
       call: (s: FunctionRbacSim) => s.kube.relay.updateDaemonSetStatus(s.seeded.ds as never),
     },
     {
-      name: 'the reconciler cannot watch nodes',
-      call: (s: FunctionRbacSim) => watchOnce(s.kube.reconcile, 'nodes'),
+      name: 'the reconciler cannot watch the managed DaemonSets',
+      call: (s: FunctionRbacSim) => watchOnce(s.kube.reconcile, 'daemonsets'),
     },
     {
       name: 'the reconciler cannot read the cluster identity',
