@@ -10,7 +10,7 @@ import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import type { DaemonSetMessage, PairMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
-import { eksNode, exampleRules, LARGE, XL8 } from '../../core/node-sizing/sizing-fixtures.ts';
+import { agentContainer, eksNode, exampleRules, LARGE, XL8 } from '../../core/node-sizing/sizing-fixtures.ts';
 import { aDaemonSet } from '../../support/builders.ts';
 import {
   createDaemonSet,
@@ -64,16 +64,7 @@ describe.each(['IfPossible', 'Never'] as const)('a node that grew under inPlace 
           'everynode.dev/in-place': inPlace,
         },
         podSpec: {
-          containers: [
-            {
-              name: 'agent',
-              image: 'agent:1',
-              resources: {
-                requests: { cpu: '100m', memory: '256Mi' },
-                limits: { cpu: '100m', memory: '512Mi' },
-              },
-            },
-          ],
+          containers: [agentContainer()],
         },
       }),
     );
@@ -115,7 +106,11 @@ describe.each(['IfPossible', 'Never'] as const)('a node that grew under inPlace 
     } else {
       expect(writes).toMatchObject({ 'delete pods': 1 });
       expect(writes['patch pods/resize']).toBeUndefined();
-      await waitFor('the old pod gone', () => podOn(grown)?.metadata?.uid !== before.grown?.metadata?.uid);
+      // Gone from the store, not only terminating: the pair step creates nothing while it terminates.
+      const gone = before.grown?.metadata?.uid;
+      await waitFor('the old pod gone', () =>
+        podsOf(harness, ds.metadata?.uid ?? '').every((pod) => pod.metadata?.uid !== gone),
+      );
       await reconcilePair(coldDeps(harness.deps), pairMessage(ds, grown) as PairMessage);
       expect(agentOf(podOn(grown))?.resources).toEqual(XL8_SIZE);
     }

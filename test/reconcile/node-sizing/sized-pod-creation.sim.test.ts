@@ -8,7 +8,14 @@ import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import { nodeHintOf } from '../../../lib/messages/pair-hints.ts';
 import type { PairMessage } from '../../../lib/messages/work-message.ts';
 import { reconcilePair } from '../../../lib/reconcile/pair-step/pair-step.ts';
-import { eksNode, exampleRules, LARGE, XL8, XL32 } from '../../core/node-sizing/sizing-fixtures.ts';
+import {
+  agentContainer,
+  eksNode,
+  exampleRules,
+  LARGE,
+  XL8,
+  XL32,
+} from '../../core/node-sizing/sizing-fixtures.ts';
 import { aDaemonSet } from '../../support/builders.ts';
 import { createDaemonSet, pairMessage, podsOf } from '../../support/reconcile-cluster.ts';
 import type { Harness } from '../../support/reconcile-harness.ts';
@@ -34,14 +41,7 @@ describe('the pair step sizes the pods it creates', () => {
         annotations: { 'everynode.dev/node-sizing': JSON.stringify(rules) },
         podSpec: {
           containers: [
-            {
-              name: 'agent',
-              image: 'agent:1',
-              resources: {
-                requests: { cpu: '100m', memory: '256Mi' },
-                limits: { cpu: '100m', memory: '512Mi' },
-              },
-            },
+            agentContainer(),
             { name: 'proxy', image: 'proxy:1', resources: { requests: { cpu: '10m' } } },
           ],
         },
