@@ -23,6 +23,7 @@ const benchmarks: Readonly<Record<string, string>> = {
   'node-ready': './node-ready.ts',
   'api-outage': './api-outage.ts',
   'bad-rollout': './bad-rollout.ts',
+  'package-install': './package-install.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -3,111 +3,48 @@
  * an empty project with aws-cdk-lib and constructs from the registry (the local cache first), a
  * user's stack with `new Everynode(...)` synthesized by the real `cdk synth` out of the prebuilt
  * bundles, that template deployed offline (test/support/aws) and driven as in the deployment tests,
- * and the installed commands run. Prints the packed size and the time of install-and-synth against
- * installing aws-cdk-lib and constructs alone and synthesizing an empty stack.
+ * and the installed commands run. What the install costs a user, against aws-cdk-lib and constructs
+ * alone, is the `package-install` benchmark's figure.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placesTheSeedDaemonSets, rollsOutAnImageChange } from '../deployment/deployment-scenario.ts';
 import type { CfnTemplate } from '../support/aws/deployed-stack.ts';
 import { type OfflineDeployment, startOfflineDeployment } from '../support/aws/offline-deployment.ts';
 import { kubectlBinary } from '../support/pipeline-harness.ts';
-
-const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const devDependencies = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'))
-  .devDependencies as Record<string, string>;
-const cdkLibraries = [
-  `aws-cdk-lib@${devDependencies['aws-cdk-lib']}`,
-  `constructs@${devDependencies.constructs}`,
-];
-const cdk = join(repo, 'node_modules', 'aws-cdk', 'bin', 'cdk');
-
-/** A user's CDK app: everynode for cluster `prod-eks`, managing apps/v1 so kubectl rollout works. */
-const USER_APP = `import { App, Stack } from 'aws-cdk-lib';
-import { Everynode } from 'everynode/cdk';
-const app = new App();
-const stack = new Stack(app, 'Platform');
-new Everynode(stack, 'Everynode', { clusterName: 'prod-eks', managedKind: 'apps/v1' });
-`;
-const EMPTY_APP = `import { App, Stack } from 'aws-cdk-lib';
-const app = new App();
-new Stack(app, 'Platform');
-`;
-
-/** Runs `command` in `cwd`, with the npm and CDK settings of an offline user; resolves to stdout. */
-async function sh(cwd: string, command: string, args: readonly string[]): Promise<string> {
-  const env = {
-    ...process.env,
-    CDK_DISABLE_VERSION_CHECK: '1',
-    AWS_REGION: 'us-east-1',
-    npm_config_fund: 'false',
-  };
-  const { stdout } = await run(command, [...args], {
-    cwd,
-    env,
-    timeout: 300_000,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
-}
-
-/** A new project in `dir`: package.json and the app, then the packages installed; seconds taken. */
-async function installAndSynth(dir: string, app: string, packages: readonly string[]): Promise<number> {
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'user-app', version: '1.0.0', type: 'module', private: true }),
-  );
-  writeFileSync(join(dir, 'app.mjs'), app);
-  const started = performance.now();
-  await sh(dir, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages]);
-  await sh(dir, process.execPath, [cdk, 'synth', '--quiet', '--app', 'node app.mjs', '--output', 'cdk.out']);
-  return (performance.now() - started) / 1000;
-}
+import {
+  CDK_CLI,
+  CDK_LIBRARIES,
+  installAndSynth,
+  packRepository,
+  REPO,
+  sh,
+  USER_APP,
+} from '../support/user-project.ts';
 
 describe.runIf(kubectlBinary)('the npm package, installed into an empty project', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'everynode-package-'));
-  const [packDir, userDir, emptyDir] = ['pack', 'user', 'empty'].map((name) => join(scratch, name));
+  const [packDir, userDir] = ['pack', 'user'].map((name) => join(scratch, name)) as [string, string];
   let tarball = '';
   let template: CfnTemplate;
   let world: OfflineDeployment | undefined;
 
   beforeAll(async () => {
-    for (const dir of [packDir, userDir, emptyDir]) await sh(scratch, 'mkdir', ['-p', dir ?? '']);
-    const packed = JSON.parse(
-      await sh(repo, 'npm', ['pack', '--json', '--pack-destination', packDir ?? '']),
-    ) as {
-      filename: string;
-      size: number;
-      unpackedSize: number;
-      entryCount: number;
-    }[];
-    const [info] = packed;
-    tarball = join(packDir ?? '', info?.filename ?? '');
-    // Each twice, alternating, the faster kept: one install's time varies by seconds with the registry.
-    const times = { empty: Number.POSITIVE_INFINITY, user: Number.POSITIVE_INFINITY };
-    for (let round = 0; round < 2; round++) {
-      for (const dir of [emptyDir, userDir])
-        rmSync(join(dir ?? '', 'node_modules'), { recursive: true, force: true });
-      times.empty = Math.min(times.empty, await installAndSynth(emptyDir ?? '', EMPTY_APP, cdkLibraries));
-      times.user = Math.min(
-        times.user,
-        await installAndSynth(userDir ?? '', USER_APP, [tarball, ...cdkLibraries]),
-      );
-    }
-    const { empty: emptySeconds, user: userSeconds } = times;
+    for (const dir of [packDir, userDir]) mkdirSync(dir);
+    const packed = await packRepository(packDir);
+    tarball = packed.tarball;
+    const { info } = packed;
+    const seconds = await installAndSynth(userDir, USER_APP, [tarball, ...CDK_LIBRARIES]);
     console.log(
-      `npm package: ${((info?.size ?? 0) / 1024 / 1024).toFixed(2)} MB packed, ` +
-        `${((info?.unpackedSize ?? 0) / 1024 / 1024).toFixed(2)} MB unpacked, ${info?.entryCount} files; ` +
-        `install + synth ${userSeconds.toFixed(1)} s against ${emptySeconds.toFixed(1)} s for aws-cdk-lib and ` +
-        `constructs alone and an empty stack: ${(userSeconds / emptySeconds).toFixed(2)} × (goal ≤ 1.2)`,
+      `npm package: ${(info.size / 1024 / 1024).toFixed(2)} MB packed, ` +
+        `${(info.unpackedSize / 1024 / 1024).toFixed(2)} MB unpacked, ${info.entryCount} files; ` +
+        `install + synth ${seconds.toFixed(1)} s (npm run bench -- package-install compares it)`,
     );
-    template = JSON.parse(readFileSync(join(userDir ?? '', 'cdk.out', 'Platform.template.json'), 'utf8'));
+    template = JSON.parse(readFileSync(join(userDir, 'cdk.out', 'Platform.template.json'), 'utf8'));
   }, 600_000);
   afterAll(async () => {
     await world?.stop();
@@ -115,12 +52,12 @@ describe.runIf(kubectlBinary)('the npm package, installed into an empty project'
   });
 
   it('is publishable: npm publish --dry-run passes', async () => {
-    const out = await sh(repo, 'npm', ['publish', '--dry-run', '--ignore-scripts', '--json']);
+    const out = await sh(REPO, 'npm', ['publish', '--dry-run', '--ignore-scripts', '--json']);
     expect(JSON.parse(out)).toMatchObject({ everynode: { name: 'everynode', files: expect.any(Array) } });
   }, 120_000);
 
   it("type-checks a user's TypeScript stack against the package's declarations (strict, no skipLibCheck)", async () => {
-    const dir = userDir ?? '';
+    const dir = userDir;
     writeFileSync(
       join(dir, 'stack.ts'),
       `import { App, Duration, Size, Stack } from 'aws-cdk-lib';
@@ -143,7 +80,7 @@ export { EverynodePropsError, queueName, errors };
       types: [],
     };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['stack.ts'] }));
-    await sh(dir, process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir]);
+    await sh(dir, process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir]);
   }, 120_000);
 
   it("synthesizes the user's stack from the prebuilt bundles: the user's synth bundles nothing", () => {
@@ -154,7 +91,7 @@ export { EverynodePropsError, queueName, errors };
       /^EverynodeFunctions(Relay|Router|Reconcile)[0-9A-F]{8}$/.test(id),
     );
     expect(ours).toHaveLength(3);
-    const installed = join(userDir ?? '', 'node_modules', 'everynode', 'dist', 'bundles');
+    const installed = join(userDir, 'node_modules', 'everynode', 'dist', 'bundles');
     for (const [id, resource] of ours) {
       const asset = String(resource.Metadata?.['aws:asset:path']);
       const name = id
@@ -162,19 +99,36 @@ export { EverynodePropsError, queueName, errors };
         .replace(/[0-9A-F]{8}$/, '')
         .toLowerCase();
       const shipped = readFileSync(join(installed, name, 'index.mjs'));
-      expect(readFileSync(join(userDir ?? '', 'cdk.out', asset, 'index.mjs')).equals(shipped)).toBe(true);
+      expect(readFileSync(join(userDir, 'cdk.out', asset, 'index.mjs')).equals(shipped)).toBe(true);
       expect(resource.Properties?.Handler).toBe('index.handler');
     }
   });
 
   it('installs nothing but itself beside aws-cdk-lib and constructs: it bundles what it runs', () => {
-    const listed = (dir: string) =>
-      readdirSync(join(dir, 'node_modules')).filter((name) => !name.startsWith('.'));
-    expect(listed(userDir ?? '')).toEqual([...listed(emptyDir ?? ''), 'everynode'].sort());
+    const installed = join(userDir, 'node_modules', 'everynode');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown> | undefined
+    >;
+    // No dependency of its own for npm to fetch: only peers, which the user's project already has.
+    for (const field of ['dependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies'])
+      expect(manifest[field] ?? {}, field).toEqual({});
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual([
+      '@aws-quickstart/eks-blueprints',
+      'aws-cdk-lib',
+      'constructs',
+    ]);
+    expect(manifest.peerDependenciesMeta).toEqual({ '@aws-quickstart/eks-blueprints': { optional: true } });
+    expect(existsSync(join(installed, 'node_modules'))).toBe(false);
+    // The project's lock records nothing installed for everynode.
+    const lock = JSON.parse(readFileSync(join(userDir, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    expect(Object.keys(lock.packages).filter((path) => path.includes('node_modules/everynode/'))).toEqual([]);
   });
 
   it('deploys offline and runs the DaemonSets as the repository app does (kubectl rollout status)', async () => {
-    const outDir = join(userDir ?? '', 'cdk.out');
+    const outDir = join(userDir, 'cdk.out');
     world = await startOfflineDeployment({
       app: { outDir, stackName: 'Platform', constructId: 'Everynode', template },
     });
@@ -185,7 +139,7 @@ export { EverynodePropsError, queueName, errors };
 
   it('adds everynode to an EKS Blueprints blueprint as an add-on, synthesized offline', async () => {
     const dir = join(scratch, 'blueprints');
-    await sh(scratch, 'mkdir', ['-p', dir]);
+    mkdirSync(dir);
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify({ name: 'blueprint', version: '1.0.0', type: 'module', private: true }),
@@ -215,10 +169,10 @@ blueprints.EksBlueprint.builder()
       '--legacy-peer-deps',
       tarball,
       '@aws-quickstart/eks-blueprints@1.19.0',
-      ...cdkLibraries,
+      ...CDK_LIBRARIES,
     ]);
     await sh(dir, process.execPath, [
-      cdk,
+      CDK_CLI,
       'synth',
       '--quiet',
       '--app',
@@ -246,8 +200,8 @@ blueprints.EksBlueprint.builder()
   }, 300_000);
 
   it('runs the installed commands: everynode run, kubectl everynode rollout status, everynode migrate', async () => {
-    const bin = join(userDir ?? '', 'node_modules', '.bin');
-    const converged = await sh(userDir ?? '', join(bin, 'everynode'), [
+    const bin = join(userDir, 'node_modules', '.bin');
+    const converged = await sh(userDir, join(bin, 'everynode'), [
       'run',
       '--sim-nodes',
       '3',
