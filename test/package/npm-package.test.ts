@@ -17,7 +17,6 @@ import type { CfnTemplate } from '../support/aws/deployed-stack.ts';
 import { type OfflineDeployment, startOfflineDeployment } from '../support/aws/offline-deployment.ts';
 import { kubectlBinary } from '../support/pipeline-harness.ts';
 import {
-  CDK_CLI,
   CDK_LIBRARIES,
   installAndSynth,
   packRepository,
@@ -140,16 +139,10 @@ export { EverynodePropsError, queueName, errors };
   it('adds everynode to an EKS Blueprints blueprint as an add-on, synthesized offline', async () => {
     const dir = join(scratch, 'blueprints');
     mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'blueprint', version: '1.0.0', type: 'module', private: true }),
-    );
     // The availability zones a blueprint's VPC would look up, given: the synth makes no AWS call.
     const zones =
       "{ 'availability-zones:account=111122223333:region=eu-west-1': ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] }";
-    writeFileSync(
-      join(dir, 'app.mjs'),
-      `import { App } from 'aws-cdk-lib';
+    const app = `import { App } from 'aws-cdk-lib';
 import { KubernetesVersion } from 'aws-cdk-lib/aws-eks';
 import * as blueprints from '@aws-quickstart/eks-blueprints';
 import { EverynodeAddOn } from 'everynode/blueprints';
@@ -158,28 +151,14 @@ blueprints.EksBlueprint.builder()
   .account('111122223333').region('eu-west-1').version(KubernetesVersion.V1_33)
   .addOns(new EverynodeAddOn({ maxReceiveCount: 5 }))
   .build(app, 'platform');
-`,
-    );
+`;
     // Blueprints pins its own aws-cdk-lib as a peer: installed beside a newer one, as its users do.
-    await sh(dir, 'npm', [
-      'install',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--legacy-peer-deps',
-      tarball,
-      '@aws-quickstart/eks-blueprints@1.19.0',
-      ...CDK_LIBRARIES,
-    ]);
-    await sh(dir, process.execPath, [
-      CDK_CLI,
-      'synth',
-      '--quiet',
-      '--app',
-      'node app.mjs',
-      '--output',
-      'cdk.out',
-    ]);
+    await installAndSynth(
+      dir,
+      app,
+      [tarball, '@aws-quickstart/eks-blueprints@1.19.0', ...CDK_LIBRARIES],
+      ['--legacy-peer-deps'],
+    );
     const blueprint = JSON.parse(
       readFileSync(join(dir, 'cdk.out', 'platform.template.json'), 'utf8'),
     ) as CfnTemplate;

@@ -74,13 +74,15 @@ export async function packRepository(dir: string): Promise<{ tarball: string; in
 }
 
 /**
- * A new project in `dir` (which must exist): package.json and `app`, then `packages` installed and
- * the app synthesized into `dir/cdk.out`; resolves to the seconds the install and the synth took.
+ * A new project in `dir` (which must exist): package.json and `app`, then `packages` installed (with
+ * `npmFlags` besides the usual) and the app synthesized into `dir/cdk.out`; resolves to the seconds
+ * the install and the synth took.
  */
 export async function installAndSynth(
   dir: string,
   app: string,
   packages: readonly string[],
+  npmFlags: readonly string[] = [],
 ): Promise<number> {
   writeFileSync(
     join(dir, 'package.json'),
@@ -88,7 +90,7 @@ export async function installAndSynth(
   );
   writeFileSync(join(dir, 'app.mjs'), app);
   const started = performance.now();
-  await sh(dir, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages]);
+  await sh(dir, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...npmFlags, ...packages]);
   await sh(dir, process.execPath, [
     CDK_CLI,
     'synth',
