@@ -62,7 +62,8 @@ export async function inPlaceInsteadOfDeletes(
   const { ds, actions, pods, revisions, targetHash } = input;
   // Gated pods whose in-place update settled (or whose create was not followed by the gate's True)
   // get it (effects/in-place-gate-writes.ts), whatever the setting now says.
-  await openSettledGates(deps, pods);
+  const gates = await openSettledGates(deps, pods);
+  for (const written of gates.written) deps.memory.keptPods.noteWritten(ds.metadata?.uid ?? '', written);
   const fallbacks = resizeFallbacks(deps, ds, pods, targetHash);
   const report = emptyReport();
   if (inPlaceModeOf(ds) !== 'IfPossible' || ds.spec?.updateStrategy?.type === 'OnDelete')
@@ -99,6 +100,8 @@ export async function inPlaceInsteadOfDeletes(
       node: input.nodes?.get(action.node),
     });
     if (outcome.type === 'updated' || outcome.type === 'resized') {
+      const written = outcome.pod.metadata?.resourceVersion;
+      if (written !== undefined) deps.memory.keptPods.noteWritten(ds.metadata?.uid ?? '', written);
       updated++;
       report[outcome.type === 'updated' ? 'updatedInPlace' : 'resizedInPlace']++;
     } else if (outcome.type === 'recreate') {

@@ -152,9 +152,10 @@ async function createOne(
     try {
       const made = await deps.ports.kube.createPod(pod);
       report.created++;
-      await openCreatedGate(deps, made);
+      const opened = await openCreatedGate(deps, made);
       const version = made.metadata?.resourceVersion;
-      if (version !== undefined) deps.memory.keptPods.noteCreated(ds.metadata?.uid ?? '', version);
+      for (const written of [version, opened?.metadata?.resourceVersion])
+        if (written !== undefined) deps.memory.keptPods.noteWritten(ds.metadata?.uid ?? '', written);
       deps.memory.events.normal(ds, EventReason.SuccessfulCreate, `Created pod: ${name}`);
       return version;
     } catch (error) {

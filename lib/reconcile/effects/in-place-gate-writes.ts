@@ -35,19 +35,21 @@ function targetOf(pod: Readonly<V1Pod>, withVersion: boolean) {
 const isStale = (error: unknown) => error instanceof ConflictError || error instanceof NotFoundError;
 
 /**
- * Sets the gate of the just created `pod` True, when it has one. Any failure is logged, not thrown:
- * the pod was made, and the DaemonSet step its creation brings opens the gate (`openSettledGates`).
+ * Sets the gate of the just created `pod` True, when it has one; resolves to the pod as stored after
+ * that write (undefined when none was made). Any failure is logged, not thrown: the pod was made,
+ * and the DaemonSet step its creation brings opens the gate (`openSettledGates`).
  */
-export async function openCreatedGate(deps: GateDeps, pod: Readonly<V1Pod>): Promise<void> {
-  if (!gateToOpen(pod)) return;
+export async function openCreatedGate(deps: GateDeps, pod: Readonly<V1Pod>): Promise<V1Pod | undefined> {
+  if (!gateToOpen(pod)) return undefined;
   try {
-    await deps.ports.kube.patchPodConditions(targetOf(pod, false), [openGateCondition(deps.clock())]);
+    return await deps.ports.kube.patchPodConditions(targetOf(pod, false), [openGateCondition(deps.clock())]);
   } catch (error) {
-    if (isStale(error)) return;
+    if (isStale(error)) return undefined;
     deps.ports.logger.warn('could not open the in-place readiness gate of a created pod; a later step will', {
       pod: `${pod.metadata?.namespace}/${pod.metadata?.name}`,
       error: error instanceof Error ? error.message : String(error),
     });
+    return undefined;
   }
 }
 
@@ -67,22 +69,27 @@ export async function closeGate(deps: GateDeps, pod: Readonly<V1Pod>): Promise<'
 
 /**
  * Opens the gate of each of `pods` that is owed it (core gateToOpen), guarded by the resourceVersion
- * listed; returns how many were opened and how many had changed since (to be looked at again).
+ * listed; returns how many were opened, how many had changed since (to be looked at again), and
+ * the resourceVersions the openings left the pods at.
  */
 export async function openSettledGates(
   deps: GateDeps,
   pods: readonly Readonly<V1Pod>[],
-): Promise<{ readonly opened: number; readonly changed: number }> {
+): Promise<{ readonly opened: number; readonly changed: number; readonly written: readonly string[] }> {
   let [opened, changed] = [0, 0];
+  const written: string[] = [];
   for (const pod of pods) {
     if (!gateToOpen(pod)) continue;
     try {
-      await deps.ports.kube.patchPodConditions(targetOf(pod, true), [openGateCondition(deps.clock())]);
+      const stored = await deps.ports.kube.patchPodConditions(targetOf(pod, true), [
+        openGateCondition(deps.clock()),
+      ]);
+      if (stored.metadata?.resourceVersion) written.push(stored.metadata.resourceVersion);
       opened++;
     } catch (error) {
       if (error instanceof ConflictError) changed++;
       else if (!(error instanceof NotFoundError)) throw error;
     }
   }
-  return { opened, changed };
+  return { opened, changed, written };
 }

@@ -73,8 +73,8 @@ export class KeptPodLists {
   readonly #budget: number;
   readonly #minPods: number;
   #pods = 0;
-  /** The resourceVersion of the newest pod this process created, by DaemonSet uid. */
-  readonly #created = new Lru<string>(4096);
+  /** The resourceVersion of the newest pod this process wrote (see noteWritten), by DaemonSet uid. */
+  readonly #written = new Lru<string>(4096);
 
   constructor(budget = KEPT_PODS_BUDGET, minPods = KEPT_PODS_MIN) {
     this.#budget = budget;
@@ -118,19 +118,22 @@ export class KeptPodLists {
   }
 
   /**
-   * A step of this process created a pod of DaemonSet `uid` at `resourceVersion`: a later catch-up
-   * of the DaemonSet's table reads at least that far, so its plan sees the pod, as upstream's
-   * creation expectations hold a sync back until the informer saw its creates.
+   * A step of this process wrote a pod of DaemonSet `uid` (created it, or updated it in place), the
+   * pod then at `resourceVersion`: a later catch-up of the DaemonSet's table reads at least that
+   * far, so its plan sees the write, as upstream's creation expectations hold a sync back until the
+   * informer saw its creates. Without it a step whose watch fell quiet before the event of the
+   * previous step's patch arrived planned the patch again (refused, as it tests the old revision
+   * label, but a request all the same).
    */
-  noteCreated(uid: string, resourceVersion: string): void {
-    const known = this.#created.get(uid);
-    if (known === undefined || isNewer(resourceVersion, known)) this.#created.set(uid, resourceVersion);
+  noteWritten(uid: string, resourceVersion: string): void {
+    const known = this.#written.get(uid);
+    if (known === undefined || isNewer(resourceVersion, known)) this.#written.set(uid, resourceVersion);
   }
 
-  /** The newer of `version` and the newest pod this process created for DaemonSet `uid`. */
+  /** The newer of `version` and the newest pod write of this process for DaemonSet `uid`. */
   catchUpTarget(uid: string, version: string): string {
-    const created = this.#created.get(uid);
-    return created !== undefined && isNewer(created, version) ? created : version;
+    const written = this.#written.get(uid);
+    return written !== undefined && isNewer(written, version) ? written : version;
   }
 
   /** Forgets DaemonSet `uid`'s table (it was deleted or re-created). */

@@ -64,8 +64,8 @@ describe("a kept table's own creates", () => {
   it('raise the version a catch-up reads to, never lower it', () => {
     const kept = new KeptPodLists(100);
     expect(kept.catchUpTarget('a', '50')).toBe('50');
-    kept.noteCreated('a', '70');
-    kept.noteCreated('a', '60');
+    kept.noteWritten('a', '70');
+    kept.noteWritten('a', '60');
     expect(kept.catchUpTarget('a', '50')).toBe('70');
     expect(kept.catchUpTarget('a', '80')).toBe('80');
     expect(kept.catchUpTarget('b', '50')).toBe('50');

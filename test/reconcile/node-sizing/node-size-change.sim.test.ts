@@ -85,7 +85,8 @@ describe.each(['IfPossible', 'Never'] as const)('a node that grew under inPlace 
     });
 
     harness.sim.counters.reset();
-    await step();
+    const deps = coldDeps(harness.deps);
+    await reconcileDaemonSet(deps, daemonSetMessage(ds) as DaemonSetMessage, Date.now());
     const requests = reconcileRequests(harness.sim);
     // No GET of a node or a pod: the node LIST and the pod LIST are all sizing needs.
     expect(
@@ -103,6 +104,9 @@ describe.each(['IfPossible', 'Never'] as const)('a node that grew under inPlace 
       const after = podOn(grown);
       expect(after?.metadata?.uid).toBe(before.grown?.metadata?.uid);
       expect(agentOf(after)?.resources).toEqual(XL8_SIZE);
+      // The process's next catch-up of the kept pods reads at least as far as the step's own write.
+      const written = Number(deps.memory.keptPods.catchUpTarget(ds.metadata?.uid ?? '', '1'));
+      expect(written).toBeGreaterThan(Number(before.grown?.metadata?.resourceVersion));
     } else {
       expect(writes).toMatchObject({ 'delete pods': 1 });
       expect(writes['patch pods/resize']).toBeUndefined();
