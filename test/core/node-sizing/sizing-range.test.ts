@@ -48,6 +48,38 @@ describe('sizingRange', () => {
     expect(sizingRangeText(range)).toBe('agent cpu 50m memory 186Mi, proxy cpu 20m');
   });
 
+  it('sizes nodes of one allocatable apart when a selected label tells them apart', () => {
+    // Same allocatable; one carries the label the fixed entry selects, one the Exists rule's key.
+    const tiered = aDaemonSet('t', {
+      annotations: {
+        'everynode.dev/node-sizing': JSON.stringify([
+          { container: 'agent', perAllocatable: { cpu: '1%' } },
+          { container: 'agent', nodeSelector: { matchLabels: { tier: 'gold' } }, requests: { cpu: '300m' } },
+          {
+            container: 'agent',
+            nodeSelector: { matchExpressions: [{ key: 'spot', operator: 'Exists' }] },
+            requests: { cpu: '5m' },
+          },
+        ]),
+      },
+      podSpec: { containers: [{ name: 'agent', image: 'a' }] },
+    });
+    const labelled = (name: string, labels: Record<string, string>) => {
+      const node = eksNode(name, 'm6a.large', LARGE);
+      return { ...node, metadata: { ...node.metadata, labels: { ...node.metadata?.labels, ...labels } } };
+    };
+    const spec = tiered.spec?.template.spec ?? { containers: [] };
+    const rules = nodeSizingOf(tiered);
+    const plain = [labelled('p1', {}), labelled('p2', {})];
+    expect(sizingRangeText(sizingRange(spec, rules, plain))).toBe('agent cpu 20m');
+    expect(sizingRangeText(sizingRange(spec, rules, [...plain, labelled('g', { tier: 'gold' })]))).toBe(
+      'agent cpu 20m-300m',
+    );
+    expect(sizingRangeText(sizingRange(spec, rules, [...plain, labelled('s', { spot: '' })]))).toBe(
+      'agent cpu 5m-20m',
+    );
+  });
+
   it('is empty without rules or nodes', () => {
     expect(sizingRange(ds.spec?.template.spec ?? { containers: [] }, [], nodes)).toEqual({});
     expect(sizingRange(ds.spec?.template.spec ?? { containers: [] }, nodeSizingOf(ds), [])).toEqual({});
