@@ -14,6 +14,7 @@ import {
   CDK_LIBRARIES,
   EMPTY_APP,
   installAndSynth,
+  packedSize,
   packRepository,
   USER_APP,
 } from '../support/user-project.ts';
@@ -40,9 +41,7 @@ try {
     times.user = Math.min(times.user, user);
   }
   console.log(
-    `npm package: ${(info.size / 1024 / 1024).toFixed(2)} MB packed, ` +
-      `${(info.unpackedSize / 1024 / 1024).toFixed(2)} MB unpacked, ${info.entryCount} files; ` +
-      `install + synth ${times.user.toFixed(1)} s against ${times.empty.toFixed(1)} s for aws-cdk-lib and ` +
+    `npm package: ${packedSize(info)}; install + synth ${times.user.toFixed(1)} s against ${times.empty.toFixed(1)} s for aws-cdk-lib and ` +
       `constructs alone and an empty stack (fastest of ${rounds}): ` +
       `${(times.user / times.empty).toFixed(2)} × (goal ≤ 1.2)`,
   );

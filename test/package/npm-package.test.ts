@@ -19,6 +19,7 @@ import { kubectlBinary } from '../support/pipeline-harness.ts';
 import {
   CDK_LIBRARIES,
   installAndSynth,
+  packedSize,
   packRepository,
   REPO,
   sh,
@@ -39,9 +40,7 @@ describe.runIf(kubectlBinary)('the npm package, installed into an empty project'
     const { info } = packed;
     const seconds = await installAndSynth(userDir, USER_APP, [tarball, ...CDK_LIBRARIES]);
     console.log(
-      `npm package: ${(info.size / 1024 / 1024).toFixed(2)} MB packed, ` +
-        `${(info.unpackedSize / 1024 / 1024).toFixed(2)} MB unpacked, ${info.entryCount} files; ` +
-        `install + synth ${seconds.toFixed(1)} s (npm run bench -- package-install compares it)`,
+      `npm package: ${packedSize(info)}; install + synth ${seconds.toFixed(1)} s (npm run bench -- package-install compares it)`,
     );
     template = JSON.parse(readFileSync(join(userDir, 'cdk.out', 'Platform.template.json'), 'utf8'));
   }, 600_000);

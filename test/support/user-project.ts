@@ -65,6 +65,12 @@ export interface PackedPackage {
   readonly entryCount: number;
 }
 
+/** What the tarball weighs, as the package test and the benchmark print it: `2.38 MB packed, …`. */
+export function packedSize(info: Readonly<PackedPackage>): string {
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(2);
+  return `${mb(info.size)} MB packed, ${mb(info.unpackedSize)} MB unpacked, ${info.entryCount} files`;
+}
+
 /** `npm pack` of the repository (which builds dist/) into `dir`: the tarball's path and what npm says of it. */
 export async function packRepository(dir: string): Promise<{ tarball: string; info: PackedPackage }> {
   const [info] = JSON.parse(await sh(REPO, 'npm', ['pack', '--json', '--pack-destination', dir])) as [

@@ -94,7 +94,7 @@ function sizingInputs(keys: readonly string[], node: Readonly<V1Node>): string {
   const allocatable = node.status?.allocatable ?? {};
   return JSON.stringify([
     keys.map((key) => labels[key] ?? null),
-    ['cpu', 'memory', 'pods'].map((name) => allocatable[name] ?? null),
+    [...SIZED_RESOURCES, 'pods'].map((name) => allocatable[name] ?? null),
   ]);
 }
 

@@ -26,8 +26,6 @@ import { keptPodsVersion, readDaemonSetPods, willCatchUp } from './read-pods.ts'
 import { type DaemonSetReads, syncDaemonSet } from './sync-daemon-set.ts';
 import { INVALID_SPEC_REASON, invalidSpecStatus, writeDaemonSetStatus } from './write-status.ts';
 
-export { NODE_LIST_REUSE_MS } from './read-nodes.ts';
-
 /** The requeue reason of the step that counts again from a fresh node LIST after one planned on a kept LIST. */
 export const RECOUNT_REASON = 'recount from a fresh node LIST';
 

@@ -60,10 +60,11 @@ export async function inPlaceInsteadOfDeletes(
   input: Readonly<InPlaceRolloutInput>,
 ): Promise<InPlacePass> {
   const { ds, actions, pods, revisions, targetHash } = input;
+  const uid = ds.metadata?.uid ?? '';
   // Gated pods whose in-place update settled (or whose create was not followed by the gate's True)
   // get it (effects/in-place-gate-writes.ts), whatever the setting now says.
   const gates = await openSettledGates(deps, pods);
-  for (const written of gates.written) deps.memory.keptPods.noteWritten(ds.metadata?.uid ?? '', written);
+  for (const written of gates.written) deps.memory.keptPods.noteWritten(uid, written);
   const fallbacks = resizeFallbacks(deps, ds, pods, targetHash);
   const report = emptyReport();
   if (inPlaceModeOf(ds) !== 'IfPossible' || ds.spec?.updateStrategy?.type === 'OnDelete')
@@ -101,7 +102,7 @@ export async function inPlaceInsteadOfDeletes(
     });
     if (outcome.type === 'updated' || outcome.type === 'resized') {
       const written = outcome.pod.metadata?.resourceVersion;
-      if (written !== undefined) deps.memory.keptPods.noteWritten(ds.metadata?.uid ?? '', written);
+      if (written !== undefined) deps.memory.keptPods.noteWritten(uid, written);
       updated++;
       report[outcome.type === 'updated' ? 'updatedInPlace' : 'resizedInPlace']++;
     } else if (outcome.type === 'recreate') {

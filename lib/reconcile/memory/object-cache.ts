@@ -2,7 +2,6 @@
  * The objects the reconciler has read, kept per process (upstream's informer caches and listers):
  * they make a hinted pair cost one request. See docs/design.md, 10. Caches and expectations.
  */
-
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { NODE_SIZING_ANNOTATION } from '../../core/node-sizing/sizing-spec.ts';
