@@ -1,5 +1,6 @@
 import type { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { describe, expect, it } from 'vitest';
+import { EverynodeError } from '../../../lib/errors/everynode-error.ts';
 import {
   type BusEvent,
   busEventBytes,
@@ -63,6 +64,56 @@ describe('RelayPublisher', () => {
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeLessThan(80);
     await publisher.flush();
     expect(publisher.positions).toEqual({ pods: '2' });
+  });
+
+  /** A bus whose batches stay on their way until released, in any order. */
+  function heldBus(): EventBus & { batches: string[][]; release(i: number, error?: Error): void } {
+    const batches: string[][] = [];
+    const settle: Array<(error?: Error) => void> = [];
+    return {
+      batches,
+      publish: (events) => {
+        batches.push(events.map((e) => e.detailType));
+        return new Promise<void>((resolve, reject) =>
+          settle.push((error) => (error ? reject(error) : resolve())),
+        );
+      },
+      release: (i, error) => settle[i]?.(error),
+    };
+  }
+
+  it('starts a batch while a slow one is on its way, and moves the positions past a batch only once all before it are on the bus', async () => {
+    const bus = heldBus();
+    const publisher = new RelayPublisher({ bus, lingerMs: 1, maxInFlight: 2 });
+    publisher.add(event('slow'), 'pods', '1', true);
+    publisher.add(event('second'), 'pods', '2', true);
+    publisher.add(event('third'), 'pods', '3', true);
+    await pause(5);
+    // Two at once: the third waits for room.
+    expect(bus.batches).toEqual([['slow'], ['second']]);
+    bus.release(1);
+    await pause(5);
+    expect(bus.batches).toEqual([['slow'], ['second'], ['third']]);
+    expect(publisher.positions).toEqual({});
+    bus.release(0);
+    await pause(5);
+    expect(publisher.positions).toEqual({ pods: '2' });
+    bus.release(2);
+    await publisher.flush();
+    expect(publisher.positions).toEqual({ pods: '3' });
+  });
+
+  it('never moves the positions past a batch the bus refused, whatever was published after it', async () => {
+    const bus = heldBus();
+    const publisher = new RelayPublisher({ bus, lingerMs: 1 });
+    publisher.add(event('refused'), 'pods', '1', true);
+    publisher.add(event('later'), 'pods', '2', true);
+    await pause(5);
+    bus.release(1);
+    bus.release(0, new EverynodeError('AccessDenied', false));
+    await expect(publisher.flush()).rejects.toThrow('AccessDenied');
+    expect(publisher.positions).toEqual({});
+    expect(publisher.failure).toBeInstanceOf(Error);
   });
 
   it('publishes an event too large for the bus with its hints without them', async () => {
