@@ -125,13 +125,16 @@ function planNoSurgeStep(ctx: Readonly<RolloutContext>): Action[] {
   let chosen = [...touchable, ...ordered.slice(0, Math.max(0, maxUnavailable - numUnavailable))];
   if (ctx.extensions.strict) chosen = chosen.slice(0, Math.max(0, maxUnavailable - inFlight));
   chosen = withinAllowance(ctx, chosen.slice(0, partitionAllowance(ctx, oldOnly)));
-  return chosen.map(([view, pod]) =>
-    deletePodAction(
+  const counted = new Set(candidates.map(([, pod]) => pod));
+  return chosen.map(([view, pod]) => {
+    const action = deletePodAction(
       pod,
       view.name,
       `rolling update: replacing old daemon pod ${pod.metadata?.name} on node ${view.name}`,
-    ),
-  );
+    );
+    // A pod counted available spends its slot whatever it turned into since: its uid suffices.
+    return counted.has(pod) ? { ...action, resourceVersion: '' } : action;
+  });
 }
 
 /** At most `burst` creates and `burst` deletes (upstream syncNodes caps both at burstReplicas). */

@@ -256,6 +256,20 @@ describe('planRollout', () => {
     expect(summary(actions)).toEqual(['requeue:51']);
   });
 
+  it('deletes a pod it counted available by uid alone, and one it counted unavailable only as listed', () => {
+    // Any change to an available pod since the listing can only make it unavailable or terminating
+    // (only the DaemonSet step moves a revision label): deleting it still spends the slot planned.
+    // An unavailable pod that turned available would spend one the plan did not give.
+    const ds = aDaemonSet('agent', rolling({ maxUnavailable: 2 }));
+    const nodes = [aNode('n1'), aNode('n2')];
+    const pods = [...podsFor(ds, 'n1', 'old'), ...podsFor(ds, 'n2', 'old-')];
+    const actions = planRollout({ ds, nodes: nodeViewsFor(ds, nodes, pods), currentHash: HASH, now: NOW });
+    const preconditions = actions.flatMap((a) =>
+      a.type === 'delete' ? [`${a.name}: ${a.uid === '' ? '-' : 'uid'} ${a.resourceVersion || '-'}`] : [],
+    );
+    expect(preconditions.sort()).toEqual(['n1-old: uid -', 'n2-old: uid 1']);
+  });
+
   it('surge creates are pinned daemon pods of the current revision', () => {
     const ds = aDaemonSet('agent', rolling({ maxSurge: 1, maxUnavailable: 0 }));
     const pods = podsFor(ds, 'n1', 'old');
