@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- rolling-update [--nodes 5000] [--max-unavailable 250] [--pod-ready-seconds 10]
- * [--in-place] [--cpu-profile FILE]`:
+ * [--in-place [--gated]] [--cpu-profile FILE] [--sim-cpu-profile FILE]`:
  * a new image rolled over N running pods through the whole local pipeline, the reconciler allowed
  * 100 requests/s. Goals: never more than maxUnavailable nodes without an available pod,
  * and done within 1.10 x its floor: the larger of (N / maxUnavailable waves x the pod-ready delay,
@@ -9,13 +9,17 @@
  * reconciler's largest LIST of each resource and how often it listed it, and the peak heap of the
  * pipeline's thread (relay, router and reconcile together). Every 10 s it prints the progress, the
  * reconciler's requests per second and how busy the pipeline's thread was over those 10 s;
- * `--cpu-profile FILE` writes a CPU profile of that thread.
+ * `--cpu-profile FILE` writes a CPU profile of that thread; `--sim-cpu-profile FILE` one of the main
+ * thread, the simulated cluster's, over the in-place image rollout.
  *
  * `--in-place`: after that recreate rollout, the same cluster rolls a second new image in place
  * (`everynode.dev/in-place: IfPossible`: one patch per node, the kubelet restarts the container)
  * and then a resources-only change (one resize per node, nothing restarted), each printed beside
  * the recreate: writes per node and the floor they imply, time against the floor, and the seconds
  * each node went without an available pod (goal: in place p50 at most half the recreate's).
+ * `--gated` then rolls a mixed change (image and an env var: recreated, and the new pods carry the
+ * in-place readiness gate) and an image change in place on those gated pods (the gate closed, the
+ * patch, the gate opened: three writes per node).
  */
 import { parseArgs } from 'node:util';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
@@ -34,6 +38,7 @@ import {
   startBenchCluster,
   waitUntil,
 } from './bench-cluster.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import { PIPELINE_THREAD, printReconcilerFootprint } from './reconciler-footprint.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
 import { printStatusExactness, STATUS_EXACT_WITHIN_MS } from './status-recount.ts';
@@ -47,15 +52,20 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     'client-qps': { type: 'string', default: '100' },
     'in-place': { type: 'boolean', default: false },
+    /** With --in-place: then a mixed change (recreated, the new pods gated) and an image change in place on them. */
+    gated: { type: 'boolean', default: false },
     /** The pipeline's log level (SILENT, ERROR, WARN, INFO, DEBUG), logged to stderr. */
     'log-level': { type: 'string', default: 'SILENT' },
     'cpu-profile': { type: 'string' },
+    /** A CPU profile of the main thread (the simulated cluster) over the in-place image rollout. */
+    'sim-cpu-profile': { type: 'string' },
   },
 });
 const nodes = Number(values.nodes);
 const maxUnavailable = Number(values['max-unavailable']);
 const readySeconds = Number(values['pod-ready-seconds']);
 const inPlace = values['in-place'];
+const gated = values.gated;
 /** Simulated seconds the kubelet takes to apply a resize (its PodResizeInProgress). */
 const RESIZE_SECONDS = 1;
 const MEMORY = { before: '64Mi', after: '96Mi' };
@@ -76,11 +86,16 @@ const cluster = await startBenchCluster(nodes, {
 });
 const stored = () => cluster.sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
 const pods = () => cluster.sim.store.list('pods') as unknown as V1Pod[];
+/** Each pod's container restarts, by uid: a restart is counted only on a pod that was there before. */
 const restarts = () =>
-  pods().reduce(
-    (sum, p) => sum + (p.status?.containerStatuses ?? []).reduce((s, c) => s + c.restartCount, 0),
-    0,
+  new Map(
+    pods().map((p) => [
+      p.metadata?.uid ?? '',
+      (p.status?.containerStatuses ?? []).reduce((sum, c) => sum + c.restartCount, 0),
+    ]),
   );
+const restartedSince = (before: ReadonlyMap<string, number>) =>
+  [...restarts()].reduce((sum, [uid, n]) => sum + (before.has(uid) ? n - (before.get(uid) ?? 0) : 0), 0);
 
 /** One rollout to measure: how the DaemonSet changes, when a pod is done, and the floor it implies. */
 interface Variant {
@@ -91,6 +106,8 @@ interface Variant {
   readonly writesPerNode: number;
   /** Simulated seconds from a node's first write to its pod serving again. */
   readonly waveSeconds: number;
+  /** Every node's container restarts (in place), or none does. */
+  readonly restarts: boolean;
 }
 
 interface Measured {
@@ -103,15 +120,25 @@ interface Measured {
   readonly restarted: number;
 }
 
-const image = (tag: string): Variant => ({
-  name: inPlace && tag !== '1.37' ? 'in place (image)' : 'recreate (image)',
+/**
+ * How an image change goes: recreated (Never, or a mixed change); in place on pods created before
+ * in place was asked for (no readiness gate: one patch); in place on pods created since, which
+ * carry the `everynode.dev/InPlaceUpdateReady` gate (closed, patched, opened again: three writes).
+ */
+type ImageRollout = 'recreate' | 'in place' | 'in place, gated';
+
+const image = (tag: string, how: ImageRollout, env?: string): Variant => ({
+  name: `${how} (image${env ? ' and env, pods gated after' : ''})`,
   change: (ds) => {
     const container = ds.spec?.template.spec?.containers[0];
     if (container) container.image = `busybox:${tag}`;
+    if (container && env) container.env = [{ name: env, value: '1' }];
   },
   isNew: (pod) => pod.spec?.containers[0]?.image === `busybox:${tag}`,
-  writesPerNode: inPlace && tag !== '1.37' ? 1 : 2,
-  waveSeconds: inPlace && tag !== '1.37' ? readySeconds - SANDBOX_SECONDS : readySeconds,
+  // A recreate under IfPossible creates gated pods: their create is followed by the gate's opening.
+  writesPerNode: how === 'in place' ? 1 : how === 'in place, gated' ? 3 : env ? 3 : 2,
+  waveSeconds: how === 'recreate' ? readySeconds : readySeconds - SANDBOX_SECONDS,
+  restarts: how !== 'recreate',
 });
 
 const resize: Variant = {
@@ -126,6 +153,7 @@ const resize: Variant = {
   // The resize, then the revision label once the kubelet applied it.
   writesPerNode: 2,
   waveSeconds: RESIZE_SECONDS,
+  restarts: false,
 };
 
 async function roll(variant: Variant): Promise<Measured> {
@@ -134,6 +162,9 @@ async function roll(variant: Variant): Promise<Measured> {
   cluster.sim.counters.reset();
   cluster.pipelineHeap.reset();
   const restartsBefore = restarts();
+  const profile = await startCpuProfile(
+    variant.name === 'in place (image)' ? values['sim-cpu-profile'] : undefined,
+  );
   const started = Date.now();
   const ds = stored();
   variant.change(ds);
@@ -166,6 +197,7 @@ async function roll(variant: Variant): Promise<Measured> {
     250,
   );
   const seconds = (Date.now() - started) / 1000;
+  await profile.stop();
   const heap = cluster.pipelineHeap.read();
   unavailable.stop();
   phases.stop();
@@ -176,7 +208,7 @@ async function roll(variant: Variant): Promise<Measured> {
   console.log(
     `floor ${floor.toFixed(0)} s: the larger of ${waves} waves x ${variant.waveSeconds} s = ${wavesFloor.toFixed(0)} s and ${variant.writesPerNode * nodes} writes / ${LIMIT_QPS} requests/s = ${writesFloor.toFixed(0)} s`,
   );
-  if (variant.writesPerNode === 2 && variant !== resize) {
+  if (!variant.restarts && variant !== resize) {
     console.log(`where a node's time went:\n${phases.report()}`);
   }
   await printStatusExactness(cluster.sim, 'default', 'agent', STATUS_EXACT_WITHIN_MS);
@@ -196,7 +228,7 @@ async function roll(variant: Variant): Promise<Measured> {
     worst: unavailable.worst(),
     writes,
     gaps: unavailable.gapSeconds(),
-    restarted: restarts() - restartsBefore,
+    restarted: restartedSince(restartsBefore),
   };
 }
 
@@ -220,11 +252,11 @@ function report(m: Measured, recreate: Measured | undefined): void {
   );
   const p50 = m.gaps.length === 0 ? 0 : quantile(m.gaps, 0.5);
   const gapText = `${p50.toFixed(2)} (p90 ${m.gaps.length === 0 ? '0.00' : quantile(m.gaps, 0.9).toFixed(2)}, ${m.gaps.length} nodes)`;
-  if (recreate && m !== recreate) {
+  if (recreate && (m.variant.restarts || m.variant === resize)) {
     const limit = 0.5 * quantile(recreate.gaps, 0.5);
     figure("seconds a node's pod was unavailable, p50", gapText, `<= ${limit.toFixed(2)}`, p50 <= limit);
   } else console.log(`${"seconds a node's pod was unavailable, p50".padEnd(44)} ${gapText}`);
-  const restartGoal = m.variant === resize ? 0 : m.variant.writesPerNode === 1 ? nodes : 0;
+  const restartGoal = m.variant.restarts ? nodes : 0;
   figure('containers restarted', String(m.restarted), String(restartGoal), m.restarted === restartGoal);
 }
 
@@ -256,7 +288,7 @@ try {
     10 * 60_000,
     500,
   );
-  const recreate = await roll(image('1.37'));
+  const recreate = await roll(image('1.37', 'recreate'));
   const measured = [recreate];
   if (inPlace) {
     const ds = stored();
@@ -265,7 +297,12 @@ try {
       annotations: { ...ds.metadata?.annotations, [IN_PLACE_ANNOTATION]: 'IfPossible' },
     };
     cluster.sim.store.update('apps/daemonsets', ds as unknown as KubeObject);
-    measured.push(await roll(image('1.38')), await roll(resize));
+    measured.push(await roll(image('1.38', 'in place')), await roll(resize));
+    if (gated)
+      measured.push(
+        await roll(image('1.39', 'recreate', 'GATED')),
+        await roll(image('1.40', 'in place, gated')),
+      );
   }
   console.log(
     `\nrolling-update: ${nodes} nodes, maxUnavailable ${maxUnavailable} (${Math.ceil(nodes / maxUnavailable)} waves), pod-ready delay ${readySeconds} s (of which the sandbox ${SANDBOX_SECONDS} s, which an in-place restart skips), reconciler limited to ${LIMIT_QPS} requests/s`,
