@@ -82,7 +82,7 @@ async function serve(task: ClusterTask): Promise<void> {
           for (let i = 1; i <= request.count; i++) sim.store.create('everynode.dev/daemonsets', daemonSet(i));
           return true;
         case 'pods':
-          return sim.store.list('pods').length;
+          return sim.store.view('pods').length;
         case 'join':
           sim.nodes.add(request.name, { labels: { 'kubernetes.io/os': 'linux' } });
           return true;

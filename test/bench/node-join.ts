@@ -61,7 +61,7 @@ try {
   await waitUntil(
     'every pod ready',
     () =>
-      (cluster.sim.store.list('pods') as unknown as V1Pod[]).filter(isAvailablePod).length ===
+      (cluster.sim.store.view('pods') as unknown as readonly V1Pod[]).filter(isAvailablePod).length ===
       nodes * daemonSets,
     10 * 60_000,
     1000,

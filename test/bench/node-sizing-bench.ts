@@ -56,7 +56,7 @@ export function sizingAnnotations(rules: readonly object[]): Record<string, stri
 
 const storedDaemonSet = (sim: SimCluster) =>
   sim.store.get('apps/daemonsets', 'default', 'agent') as unknown as V1DaemonSet;
-const pods = (sim: SimCluster) => sim.store.list('pods') as unknown as V1Pod[];
+const pods = (sim: SimCluster) => sim.store.view('pods') as unknown as readonly V1Pod[];
 
 /**
  * Pods whose requests (and, with `applied`, the kubelet's reported resources) are what `ds`'s rules
