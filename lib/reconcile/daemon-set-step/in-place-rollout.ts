@@ -78,6 +78,8 @@ export async function inPlaceInsteadOfDeletes(
     data: revisionData(ds),
     revision: 0,
   };
+  // By uid: a find per action was a scan of every pod per delete (20,000 × 1,000 per step).
+  const byUid = new Map(pods.flatMap((p) => (p.metadata?.uid ? [[p.metadata.uid, p] as const] : [])));
   const kept: Action[] = [];
   let updated = 0;
   let recreated = 0;
@@ -86,7 +88,7 @@ export async function inPlaceInsteadOfDeletes(
       kept.push(action);
       continue;
     }
-    const pod = pods.find((p) => p.metadata?.uid === action.uid);
+    const pod = byUid.get(action.uid);
     const oldRevision = byHash(pod?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]);
     if (pod === undefined || oldRevision === undefined) {
       kept.push(action);
