@@ -19,6 +19,7 @@ import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { openSettledGates } from '../effects/in-place-gate-writes.ts';
 import { gatedUpdateInPlace } from '../effects/in-place-gated-update.ts';
 import { type ResizeFallbacks, resizeFallbacks } from '../effects/in-place-update-fallback.ts';
+import { mapConcurrent } from '../effects/map-concurrent.ts';
 import { emptyReport, type StepReport } from '../effects/step-report.ts';
 
 /** What the in-place pass did. */
@@ -80,20 +81,13 @@ export async function inPlaceInsteadOfDeletes(
   };
   // By uid: a find per action was a scan of every pod per delete (20,000 × 1,000 per step).
   const byUid = new Map(pods.flatMap((p) => (p.metadata?.uid ? [[p.metadata.uid, p] as const] : [])));
-  const kept: Action[] = [];
-  let updated = 0;
-  let recreated = 0;
-  for (const action of actions) {
-    if (!replaces(action)) {
-      kept.push(action);
-      continue;
-    }
+  // Concurrently, as the executor sends deletes: one update after another held the rollout to
+  // one round trip per pod, half the request budget on a busy thread.
+  const outcomes = await mapConcurrent(actions, async (action) => {
+    if (!replaces(action)) return undefined;
     const pod = byUid.get(action.uid);
     const oldRevision = byHash(pod?.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL]);
-    if (pod === undefined || oldRevision === undefined) {
-      kept.push(action);
-      continue;
-    }
+    if (pod === undefined || oldRevision === undefined) return undefined;
     const outcome = await gatedUpdateInPlace(deps, {
       ds,
       pod,
@@ -102,9 +96,24 @@ export async function inPlaceInsteadOfDeletes(
       newHash: targetHash,
       node: input.nodes?.get(action.node),
     });
+    // Noted at once: a step cut short by an error still tells the kept pods what it wrote.
     if (outcome.type === 'updated' || outcome.type === 'resized') {
       const written = outcome.pod.metadata?.resourceVersion;
       if (written !== undefined) deps.memory.keptPods.noteWritten(uid, written);
+    }
+    return { pod, outcome, node: action.node };
+  });
+  const kept: Action[] = [];
+  let updated = 0;
+  let recreated = 0;
+  actions.forEach((action, i) => {
+    const done = outcomes[i];
+    if (done === undefined) {
+      kept.push(action);
+      return;
+    }
+    const { pod, outcome, node } = done;
+    if (outcome.type === 'updated' || outcome.type === 'resized') {
       updated++;
       report[outcome.type === 'updated' ? 'updatedInPlace' : 'resizedInPlace']++;
     } else if (outcome.type === 'recreate') {
@@ -112,12 +121,12 @@ export async function inPlaceInsteadOfDeletes(
       report.inPlaceRecreates++;
       deps.ports.logger.info('recreating a daemon pod: its change cannot be made in place', {
         pod: pod.metadata?.name,
-        node: action.node,
+        node,
         reason: outcome.reason,
       });
       kept.push(action);
     }
-  }
+  });
   // After the loop: a fallback's pod is of the target revision, never one to update in place.
   return { actions: [...kept, ...fallbacks.deletes], updated, recreated, report, fallbacks };
 }

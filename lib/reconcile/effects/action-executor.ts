@@ -21,6 +21,7 @@ import { isNamespaceGone } from '../../kube/namespace-gone.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
 import { openCreatedGate } from './in-place-gate-writes.ts';
+import { mapConcurrent } from './map-concurrent.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
 import { isRefused, isTemplateRefusal, podRevision, recordRefusal } from './template-refusal.ts';
 
@@ -60,9 +61,6 @@ export class PodNameError extends EverynodeError {
     );
   }
 }
-
-/** Requests of one plan in flight at once: enough to keep the budget busy, few enough to stop early on errors. */
-export const EXECUTION_CONCURRENCY = 16;
 
 /**
  * Executes `actions` for `ds`: deletes first, then — unless a delete met a Conflict — creates,
@@ -245,27 +243,4 @@ async function recordTerminalPod(
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * `fn` over `items` with at most {@link EXECUTION_CONCURRENCY} in flight; resolves to the results in
- * order, or rejects with the first error once every started call has settled.
- */
-export async function mapConcurrent<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async () => {
-    while (next < items.length && failure === undefined) {
-      const index = next++;
-      try {
-        results[index] = await fn(items[index] as T);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(EXECUTION_CONCURRENCY, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
-  return results;
 }

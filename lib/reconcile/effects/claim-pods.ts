@@ -10,7 +10,7 @@ import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../../core/daemon-po
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
-import { mapConcurrent } from './action-executor.ts';
+import { mapConcurrent } from './map-concurrent.ts';
 import { emptyReport, type StepReport } from './step-report.ts';
 
 /** The pods the DaemonSet controls after claiming, and what claiming did. */

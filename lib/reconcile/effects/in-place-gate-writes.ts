@@ -15,6 +15,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { closeGateConditions, gateToOpen, openGateCondition } from '../../core/in-place/in-place-gate.ts';
 import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
+import { mapConcurrent } from './map-concurrent.ts';
 
 /** What the gate writes need: the API and the logs. */
 export type GateDeps = DepsPart<'kube' | 'logger', never>;
@@ -78,8 +79,8 @@ export async function openSettledGates(
 ): Promise<{ readonly opened: number; readonly changed: number; readonly written: readonly string[] }> {
   let [opened, changed] = [0, 0];
   const written: string[] = [];
-  for (const pod of pods) {
-    if (!gateToOpen(pod)) continue;
+  // Concurrently: a rollout opens up to maxUnavailable gates in one step.
+  await mapConcurrent(pods.filter(gateToOpen), async (pod) => {
     try {
       const stored = await deps.ports.kube.patchPodConditions(targetOf(pod, true), [
         openGateCondition(deps.clock()),
@@ -90,6 +91,6 @@ export async function openSettledGates(
       if (error instanceof ConflictError) changed++;
       else if (!(error instanceof NotFoundError)) throw error;
     }
-  }
+  });
   return { opened, changed, written };
 }

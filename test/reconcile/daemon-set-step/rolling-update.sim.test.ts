@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetNodeName } from '../../../lib/core/daemon-pod.ts';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../../lib/core/daemon-set.ts';
 import { PARTITION_ANNOTATION, PAUSED_ANNOTATION } from '../../../lib/core/extensions.ts';
+import { IN_PLACE_ANNOTATION } from '../../../lib/core/in-place/in-place-setting.ts';
 import { nodeViewsFor } from '../../../lib/core/node-view.ts';
 import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
@@ -83,9 +84,14 @@ describe('rollingUpdate against the API server', () => {
     const pods = listed.items.map(listedAs);
     const { currentHash } = await syncRevisionHistory(deps, ds, revisions.items, pods);
     const views = nodeViewsFor(ds, nodes.items, pods);
+    // As written by the history sync: an in-place update reads the change between two of them.
+    const written = await kube.listControllerRevisions('default');
     meanwhile();
     const now = deps.clock();
-    const result = await rollingUpdate(deps, { ds, views, pods, currentHash, gateKeys: [], now });
+    const result = await rollingUpdate(deps, {
+      ...{ ds, views, pods, currentHash, gateKeys: [], now },
+      revisions: written.items,
+    });
     return { ds, pods, views, currentHash, now, result };
   }
 
@@ -186,6 +192,35 @@ describe('rollingUpdate against the API server', () => {
     expect(podDeletes()).toBe(deletes);
     expect(podsOf(harness, uid).map((pod) => pod.metadata?.resourceVersion)).toEqual(versions);
     expect(liveNodes(uid)).toEqual(NODES);
+  });
+
+  it('updates the pods of one step in place at once, not one after another', async () => {
+    const uid = await converged('in-place-at-once', {
+      annotations: { [IN_PLACE_ANNOTATION]: 'IfPossible' },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 3 } },
+    });
+    const uids = podsOf(harness, uid).map((pod) => pod.metadata?.uid);
+    newTemplate('in-place-at-once');
+    // Each patch held 50 ms: one update after another would never have two in flight.
+    let [inFlight, most] = [0, 0];
+    const kube = harness.deps.ports.kube;
+    const slowPatches: typeof kube = Object.create(kube);
+    slowPatches.jsonPatchPod = async (...args) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return kube.jsonPatchPod(...args).finally(() => inFlight--);
+    };
+    const deps: ReconcileDeps = { ...harness.deps, ports: { ...harness.deps.ports, kube: slowPatches } };
+    const deletes = podDeletes();
+    const { result, currentHash } = await step('in-place-at-once', deps);
+    expect(result.executed.report).toMatchObject({ updatedInPlace: 3, deleted: 0 });
+    expect(most).toBe(3);
+    expect(podDeletes()).toBe(deletes);
+    const after = podsOf(harness, uid);
+    expect(after.map((pod) => pod.metadata?.uid)).toEqual(uids);
+    expect(after.map((pod) => pod.metadata?.labels?.[CONTROLLER_REVISION_HASH_LABEL])).toEqual(
+      NODES.map(() => currentHash),
+    );
   });
 
   describe('deletes that met a Conflict (the pod changed between the LIST and the delete)', () => {
