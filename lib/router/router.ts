@@ -49,6 +49,11 @@ export class RecentlySent {
     if (this.until.size > 10_000) for (const [key, end] of this.until) if (end <= now) this.until.delete(key);
     this.until.set(id, until);
   }
+
+  /** Forgets `id`: its send failed, and the message that asked for it will be routed again. */
+  forget(id: string): void {
+    this.until.delete(id);
+  }
 }
 
 /**
@@ -82,10 +87,17 @@ export async function routeIngressMessage(
     (w) => w.to === 'work' || !w.deduplicationId || !recent.has(w.deduplicationId, now.getTime()),
   );
   const { work, delayed } = outgoingOf(fresh, now);
-  await send(deps, work, delayed);
-  for (const w of fresh)
-    if (w.to === 'delayed' && w.deduplicationId)
-      recent.add(w.deduplicationId, w.notBefore.getTime(), now.getTime());
+  // Remembered before the send, not after: the records of a batch are routed concurrently, and a
+  // window's readiness changes arrive together, so each of them passed the check while the first
+  // one's send was in flight (18,201 refreshes sent for about 2,000 steps of a 20,000-node rollout).
+  const reserved = fresh.flatMap((w) => (w.to === 'delayed' && w.deduplicationId ? [w] : []));
+  for (const w of reserved) recent.add(w.deduplicationId ?? '', w.notBefore.getTime(), now.getTime());
+  try {
+    await send(deps, work, delayed);
+  } catch (error) {
+    for (const w of reserved) recent.forget(w.deduplicationId ?? '');
+    throw error;
+  }
   deps.counters.count(names.statusRefreshes, delayed.length);
   return { type: 'routed', work: work.length, delayed: delayed.length };
 }

@@ -7,13 +7,12 @@
  * end of the status window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
+import { daemonSetWindow, ROLLOUT_SLOT_WINDOW_MS } from '../../lib/messages/daemon-set-window.ts';
 import { fifoSafeId } from '../../lib/messages/message-group-id.ts';
 import { parseRequeueEnvelope, type RequeueEnvelope } from '../../lib/messages/requeue-envelope.ts';
 import type { OutgoingMessage } from '../../lib/queue/send-messages.ts';
 import { RecentlySent, routeIngressMessage } from '../../lib/router/router.ts';
 import type { RouterDeps } from '../../lib/router/router-deps.ts';
-import { ROLLOUT_SLOT_WINDOW_MS } from '../../lib/router/router-watch.ts';
 import { describeWork, fluentdPod, type RouterWorld, startRouterWorld } from './router-harness.ts';
 
 let world: RouterWorld;
@@ -189,5 +188,41 @@ describe('router rules for pod events that free a rolling-update slot', () => {
     expect(envelopes().map((e) => [e.notBefore, e.deduplicationId])).toEqual([
       [at(slotWindowStart() + STATUS_WINDOW_MS), fifoSafeId(`status:${world.fluentdUid}:${window}`)],
     ]);
+  });
+
+  it('sends one step per window when the changes of that window are routed at once', async () => {
+    const recent = new RecentlySent();
+    delayed = [];
+    now = new Date(slotWindowStart() + 100);
+    // A batch's records are routed concurrently: each checks before any send has finished.
+    const bodies = ['7001', '7002', '7003'].map((resourceVersion) =>
+      pod({
+        event: 'MODIFIED',
+        nodeName: 'worker-1',
+        changes: ['ready'],
+        rolloutSlot: true,
+        resourceVersion,
+      }),
+    );
+    await Promise.all(bodies.map((body) => routeIngressMessage(body, deps, recent)));
+    await world.drainWork();
+    expect(envelopes().map((e) => e.deduplicationId?.split(':')[0])).toEqual(['status', 'slot']);
+  });
+
+  it('sends the step again for the next change of its window when the first send failed', async () => {
+    const recent = new RecentlySent();
+    delayed = [];
+    now = new Date(slotWindowStart() + 100);
+    const body = pod({ event: 'MODIFIED', nodeName: 'worker-1', changes: ['ready'], rolloutSlot: true });
+    const failing: RouterDeps = {
+      ...deps,
+      ingress: async () => {
+        throw new Error('the ingress queue is unreachable');
+      },
+    };
+    await expect(routeIngressMessage(body, failing, recent)).rejects.toThrow('unreachable');
+    await routeIngressMessage(body, deps, recent);
+    await world.drainWork();
+    expect(envelopes().map((e) => e.deduplicationId?.split(':')[0])).toEqual(['status', 'slot']);
   });
 });
