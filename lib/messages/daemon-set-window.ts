@@ -17,6 +17,14 @@ import { fifoSafeId } from './message-group-id.ts';
  */
 export const STATUS_WINDOW_SECONDS = 2;
 
+/**
+ * The window of the DaemonSet steps that freed rolling-update slots bring (the router's
+ * `rolloutSlotWork`, coalesced ahead of it by the relay's `StatusCoalescer`): a quarter of the
+ * status window. Shorter windows free slots sooner but cost more steps, each a LIST of every node
+ * and of the DaemonSet's pods.
+ */
+export const ROLLOUT_SLOT_WINDOW_MS = 500;
+
 /** The window of `windowMs` holding `atMs` for DaemonSet `key`: its number and when it ends (ms since the epoch). */
 export function daemonSetWindow(
   key: string,

@@ -26,6 +26,7 @@
  *   message for each managed DaemonSet of its namespace: one of them may adopt it.
  * - Pod controlled by something else → ignored.
  */
+import { ROLLOUT_SLOT_WINDOW_MS } from '../messages/daemon-set-window.ts';
 import type { MessageCause } from '../messages/message-cause.ts';
 import { ROLLOUT_WINDOW_SECONDS } from '../messages/requeue-envelope.ts';
 import { NODE_GATE_CHANGES, type WatchEventDetail } from '../messages/trigger.ts';
@@ -36,13 +37,6 @@ import { type RoutedWork, statusRefresh, windowEndStep } from './router-work.ts'
 
 /** Pod changes that need the pair made right, not only the status recounted. */
 const pairChanges = new Set(['terminal', 'deleting']);
-
-/**
- * The window of the DaemonSet steps that freed rolling-update slots bring (`rolloutSlotWork`): a
- * quarter of the status window. Shorter windows free slots sooner but cost more steps, each a LIST
- * of every node and of the DaemonSet's pods.
- */
-export const ROLLOUT_SLOT_WINDOW_MS = 500;
 
 /** Why a watch trigger produced no work, or the work it produced. */
 export type WatchRouting = { readonly work: RoutedWork[] } | { readonly ignored: string };

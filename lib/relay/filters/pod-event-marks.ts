@@ -5,7 +5,8 @@
  * health rule (`health-signals.ts`); and whether the status coalescer may drop it. A marked change
  * still takes its status window (the router makes the same status refresh of it) but is never
  * dropped: its node's gate decision, or its DaemonSet's next rollout step, finished status or halt,
- * must not wait for the window.
+ * must not wait for the window — save a change marked only as freeing a slot, which follows the
+ * first of its DaemonSet's slot window and whose step that first one already brings.
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { RelayNodeContext } from '../cluster-view/node-context.ts';
@@ -39,6 +40,10 @@ export function podEventMarks(
   const settles = !rolloutSlot && settlesDaemonSet(context, type, changes, pod);
   const healthSignal = mayBreakHealthRule(context, type, changes, pod);
   const marked = gatesNode || rolloutSlot || settles || healthSignal;
-  const coalesced = coalescer?.coalesces(type, changes, pod, at) === true && !marked;
+  const statusCoalesced = coalescer?.coalesces(type, changes, pod, at) === true;
+  // A status-only change marked only as freeing a slot follows the first of its slot window.
+  const onlySlot = rolloutSlot && !gatesNode && !settles && !healthSignal;
+  const slotCoalesced = rolloutSlot && coalescer?.coalescesSlot(pod, at) === true;
+  const coalesced = statusCoalesced && (!marked || (onlySlot && slotCoalesced));
   return { gatesNode, rolloutSlot, settles, healthSignal, coalesced };
 }

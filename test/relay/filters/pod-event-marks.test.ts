@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { podEventMarks } from '../../../lib/relay/filters/pod-event-marks.ts';
-import type { StatusCoalescer } from '../../../lib/relay/filters/status-coalescer.ts';
+import { StatusCoalescer } from '../../../lib/relay/filters/status-coalescer.ts';
 import { aDaemonSet, aPod } from '../../support/builders.ts';
 
 const ds = aDaemonSet('agent', {
@@ -17,7 +17,7 @@ const context = {
   gatesNode: () => false,
 } as unknown as RelayNodeContext;
 /** A coalescer that would drop every change: only a mark keeps one. */
-const dropsAll = { coalesces: () => true } as unknown as StatusCoalescer;
+const dropsAll = { coalesces: () => true, coalescesSlot: () => true } as unknown as StatusCoalescer;
 const pod = (hash: string) =>
   aPod('p', { owner: ds, nodeName: 'n1', ready: true, labels: { 'controller-revision-hash': hash } });
 const at = new Date('2026-12-07T00:00:00Z');
@@ -37,6 +37,51 @@ describe('podEventMarks', () => {
     expect(podEventMarks(context, dropsAll, 'MODIFIED', ['restarts'], pod('old'), at)).toMatchObject({
       healthSignal: false,
       coalesced: true,
+    });
+  });
+
+  describe('a pod turned ready while old pods wait for a slot', () => {
+    const replacing = aDaemonSet('agent', { updateStrategy: { type: 'RollingUpdate' } });
+    const status = { observedGeneration: 1, currentNumberScheduled: 10, updatedNumberScheduled: 4 };
+    const slotContext = {
+      daemonSet: (uid: string) => (uid === replacing.metadata?.uid ? { ...replacing, status } : undefined),
+      unreadyPodsOf: () => 1,
+      gatesNode: () => false,
+    } as unknown as RelayNodeContext;
+    const ready = (name: string) => aPod(name, { owner: replacing, nodeName: 'n1', ready: true });
+
+    it('forwards the first of its slot window whatever its status window, and coalesces the rest', () => {
+      const coalescer = new StatusCoalescer();
+      // Both in one status window and one slot window of this DaemonSet's.
+      const windowStart = new Date(Math.ceil(at.getTime() / 2000) * 2000 + 2000);
+      const marks = ['a', 'b', 'c'].map((name, i) =>
+        podEventMarks(
+          slotContext,
+          coalescer,
+          'MODIFIED',
+          ['ready'],
+          ready(name),
+          new Date(windowStart.getTime() + i),
+        ),
+      );
+      expect(marks.map((m) => [m.rolloutSlot, m.coalesced])).toEqual([
+        [true, false],
+        [true, true],
+        [true, true],
+      ]);
+    });
+
+    it('forwards one that is the first status change of its status window, whatever its slot window', () => {
+      const firstOfStatusWindow = { coalesces: () => false, coalescesSlot: () => true };
+      const marks = podEventMarks(
+        slotContext,
+        firstOfStatusWindow as unknown as StatusCoalescer,
+        'MODIFIED',
+        ['ready'],
+        ready('a'),
+        at,
+      );
+      expect(marks).toMatchObject({ rolloutSlot: true, coalesced: false });
     });
   });
 });

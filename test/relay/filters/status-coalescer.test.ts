@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { daemonSetWindow } from '../../../lib/messages/daemon-set-window.ts';
+import { daemonSetWindow, ROLLOUT_SLOT_WINDOW_MS } from '../../../lib/messages/daemon-set-window.ts';
 import { StatusCoalescer } from '../../../lib/relay/filters/status-coalescer.ts';
-import { statusRefresh } from '../../../lib/router/router-work.ts';
+import { statusRefresh, windowEndStep } from '../../../lib/router/router-work.ts';
 import { aDaemonSet, aPod } from '../../support/builders.ts';
 
 const fluentd = aDaemonSet('fluentd');
@@ -87,5 +87,43 @@ describe('StatusCoalescer', () => {
         refreshAt = refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
       }
     }
+  });
+
+  describe('changes that free a rolling-update slot', () => {
+    it('forwards the first of a slot window, drops the rest of it, and keeps windows per DaemonSet', () => {
+      const coalescer = new StatusCoalescer();
+      const slotStart = daemonSetWindow(fluentd.metadata?.uid ?? '', at(0).getTime(), ROLLOUT_SLOT_WINDOW_MS);
+      const inSlot = (ms: number) => new Date(slotStart.endsAt - ROLLOUT_SLOT_WINDOW_MS + ms);
+      const seen = [
+        coalescer.coalescesSlot(pod(), inSlot(0)),
+        coalescer.coalescesSlot(pod(), inSlot(ROLLOUT_SLOT_WINDOW_MS - 1)),
+        coalescer.coalescesSlot(pod(demo), inSlot(1)),
+        coalescer.coalescesSlot(pod(), inSlot(ROLLOUT_SLOT_WINDOW_MS)),
+      ];
+      expect(seen).toEqual([false, true, false, false]);
+    });
+
+    it('drops only changes before the end of the slot window the router delays the step to', () => {
+      for (const owner of [fluentd, demo]) {
+        const coalescer = new StatusCoalescer();
+        const uid = owner.metadata?.uid ?? '';
+        let stepAt = 0;
+        for (let ms = 0; ms < 5_000; ms += 23) {
+          const now = new Date(Date.UTC(2026, 0, 1) + ms);
+          if (coalescer.coalescesSlot(pod(owner), now)) {
+            expect(now.getTime()).toBeLessThan(stepAt);
+            continue;
+          }
+          const message = {
+            v: 1 as const,
+            kind: 'daemonset' as const,
+            daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
+            cause: { type: 'resync' as const, at: now.toISOString() },
+          };
+          const step = windowEndStep(message, now, ROLLOUT_SLOT_WINDOW_MS, 'slot');
+          stepAt = step.to === 'delayed' ? step.notBefore.getTime() : 0;
+        }
+      }
+    });
   });
 });
