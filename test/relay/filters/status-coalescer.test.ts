@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { daemonSetWindow, ROLLOUT_SLOT_WINDOW_MS } from '../../../lib/messages/daemon-set-window.ts';
+import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { StatusCoalescer } from '../../../lib/relay/filters/status-coalescer.ts';
-import { statusRefresh, windowEndStep } from '../../../lib/router/router-work.ts';
+import { type RoutedWork, statusRefresh, windowEndStep } from '../../../lib/router/router-work.ts';
 import { aDaemonSet, aPod } from '../../support/builders.ts';
 
 const fluentd = aDaemonSet('fluentd');
@@ -67,26 +68,10 @@ describe('StatusCoalescer', () => {
   });
 
   it('drops only changes before the end of the window the router delays the forwarded one to', () => {
-    for (const owner of [fluentd, demo]) {
-      const coalescer = new StatusCoalescer();
-      const uid = owner.metadata?.uid ?? '';
-      let refreshAt = 0;
-      for (let ms = 0; ms < 10_000; ms += 37) {
-        const now = new Date(Date.UTC(2026, 0, 1) + ms);
-        if (coalescer.coalesces('MODIFIED', ['ready'], pod(owner), now)) {
-          expect(now.getTime()).toBeLessThan(refreshAt);
-          continue;
-        }
-        const message = {
-          v: 1 as const,
-          kind: 'daemonset' as const,
-          daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
-          cause: { type: 'resync' as const, at: now.toISOString() },
-        };
-        const refresh = statusRefresh(message, now);
-        refreshAt = refresh.to === 'delayed' ? refresh.notBefore.getTime() : 0;
-      }
-    }
+    expectDropsBefore(
+      (coalescer, owner, now) => coalescer.coalesces('MODIFIED', ['ready'], pod(owner), now),
+      (message, now) => statusRefresh(message, now),
+    );
   });
 
   describe('changes that free a rolling-update slot', () => {
@@ -104,26 +89,40 @@ describe('StatusCoalescer', () => {
     });
 
     it('drops only changes before the end of the slot window the router delays the step to', () => {
-      for (const owner of [fluentd, demo]) {
-        const coalescer = new StatusCoalescer();
-        const uid = owner.metadata?.uid ?? '';
-        let stepAt = 0;
-        for (let ms = 0; ms < 5_000; ms += 23) {
-          const now = new Date(Date.UTC(2026, 0, 1) + ms);
-          if (coalescer.coalescesSlot(pod(owner), now)) {
-            expect(now.getTime()).toBeLessThan(stepAt);
-            continue;
-          }
-          const message = {
-            v: 1 as const,
-            kind: 'daemonset' as const,
-            daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
-            cause: { type: 'resync' as const, at: now.toISOString() },
-          };
-          const step = windowEndStep(message, now, ROLLOUT_SLOT_WINDOW_MS, 'slot');
-          stepAt = step.to === 'delayed' ? step.notBefore.getTime() : 0;
-        }
-      }
+      expectDropsBefore(
+        (coalescer, owner, now) => coalescer.coalescesSlot(pod(owner), now),
+        (message, now) => windowEndStep(message, now, ROLLOUT_SLOT_WINDOW_MS, 'slot'),
+      );
     });
   });
 });
+
+/**
+ * Feeds `drops` a change of each DaemonSet every 37 ms for 10 s: every change it drops comes before
+ * the step (`stepOf`) the last one it forwarded brings.
+ */
+function expectDropsBefore(
+  drops: (coalescer: StatusCoalescer, owner: typeof fluentd, now: Date) => boolean,
+  stepOf: (message: DaemonSetMessage, now: Date) => RoutedWork,
+): void {
+  for (const owner of [fluentd, demo]) {
+    const coalescer = new StatusCoalescer();
+    const uid = owner.metadata?.uid ?? '';
+    let stepAt = 0;
+    for (let ms = 0; ms < 10_000; ms += 37) {
+      const now = new Date(Date.UTC(2026, 0, 1) + ms);
+      if (drops(coalescer, owner, now)) {
+        expect(now.getTime()).toBeLessThan(stepAt);
+        continue;
+      }
+      const message: DaemonSetMessage = {
+        v: 1,
+        kind: 'daemonset',
+        daemonSet: { namespace: 'default', name: owner.metadata?.name ?? '', uid },
+        cause: { type: 'resync', at: now.toISOString() },
+      };
+      const step = stepOf(message, now);
+      stepAt = step.to === 'delayed' ? step.notBefore.getTime() : 0;
+    }
+  }
+}
