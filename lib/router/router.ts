@@ -90,12 +90,16 @@ export async function routeIngressMessage(
   // Remembered before the send, not after: the records of a batch are routed concurrently, and a
   // window's readiness changes arrive together, so each of them passed the check while the first
   // one's send was in flight (18,201 refreshes sent for about 2,000 steps of a 20,000-node rollout).
-  const reserved = fresh.flatMap((w) => (w.to === 'delayed' && w.deduplicationId ? [w] : []));
-  for (const w of reserved) recent.add(w.deduplicationId ?? '', w.notBefore.getTime(), now.getTime());
+  const reserved: string[] = [];
+  for (const w of fresh)
+    if (w.to === 'delayed' && w.deduplicationId) {
+      recent.add(w.deduplicationId, w.notBefore.getTime(), now.getTime());
+      reserved.push(w.deduplicationId);
+    }
   try {
     await send(deps, work, delayed);
   } catch (error) {
-    for (const w of reserved) recent.forget(w.deduplicationId ?? '');
+    for (const id of reserved) recent.forget(id);
     throw error;
   }
   deps.counters.count(names.statusRefreshes, delayed.length);

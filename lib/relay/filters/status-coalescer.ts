@@ -54,15 +54,7 @@ export class StatusCoalescer {
   ): boolean {
     if (type === 'DELETED') return false;
     if (type === 'MODIFIED' && !changes.every((c) => statusOnly.has(c))) return false;
-    const owner = controllerOf(pod)?.uid;
-    if (!owner) return false;
-    // The router's window for this DaemonSet (shifted per DaemonSet): the refresh it sends runs at
-    // its end, after every change this drops.
-    const { window } = daemonSetWindow(owner, now.getTime(), STATUS_WINDOW_SECONDS * 1000);
-    if (this.forwarded.get(owner) === window) return true;
-    if (this.forwarded.size > 10_000) this.forwarded.clear();
-    this.forwarded.set(owner, window);
-    return false;
+    return followsInWindow(this.forwarded, pod, now, STATUS_WINDOW_SECONDS * 1000);
   }
 
   /**
@@ -72,12 +64,27 @@ export class StatusCoalescer {
    * change this answers false for.
    */
   coalescesSlot(pod: Readonly<V1Pod>, now: Date): boolean {
-    const owner = controllerOf(pod)?.uid;
-    if (!owner) return false;
-    const { window } = daemonSetWindow(owner, now.getTime(), ROLLOUT_SLOT_WINDOW_MS);
-    if (this.slotsForwarded.get(owner) === window) return true;
-    if (this.slotsForwarded.size > 10_000) this.slotsForwarded.clear();
-    this.slotsForwarded.set(owner, window);
-    return false;
+    return followsInWindow(this.slotsForwarded, pod, now, ROLLOUT_SLOT_WINDOW_MS);
   }
+}
+
+/**
+ * True when `forwarded` holds a change of `pod`'s DaemonSet in the `windowMs` window holding `now`
+ * (the router's window for that DaemonSet, shifted per DaemonSet: the step it sends runs at its
+ * end, after every change this drops). Otherwise false, and that window is remembered. A pod
+ * without a controller is never dropped.
+ */
+function followsInWindow(
+  forwarded: Map<string, number>,
+  pod: Readonly<V1Pod>,
+  now: Date,
+  windowMs: number,
+): boolean {
+  const owner = controllerOf(pod)?.uid;
+  if (!owner) return false;
+  const { window } = daemonSetWindow(owner, now.getTime(), windowMs);
+  if (forwarded.get(owner) === window) return true;
+  if (forwarded.size > 10_000) forwarded.clear();
+  forwarded.set(owner, window);
+  return false;
 }
