@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import {
+  daemonSetWindow,
+  ROLLOUT_SLOT_WINDOW_MS,
+  STATUS_WINDOW_SECONDS,
+} from '../../../lib/messages/daemon-set-window.ts';
 import type { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';
 import { podEventMarks } from '../../../lib/relay/filters/pod-event-marks.ts';
 import { StatusCoalescer } from '../../../lib/relay/filters/status-coalescer.ts';
@@ -52,8 +57,13 @@ describe('podEventMarks', () => {
 
     it('forwards the first of its slot window whatever its status window, and coalesces the rest', () => {
       const coalescer = new StatusCoalescer();
-      // Both in one status window and one slot window of this DaemonSet's.
-      const windowStart = new Date(Math.ceil(at.getTime() / 2000) * 2000 + 2000);
+      // The start of one of this DaemonSet's status windows (shifted by its uid), and the three
+      // changes within it and within one slot window.
+      const uid = replacing.metadata?.uid ?? '';
+      const windowStart = new Date(daemonSetWindow(uid, at.getTime(), STATUS_WINDOW_SECONDS * 1000).endsAt);
+      const slotOf = (ms: number) =>
+        daemonSetWindow(uid, windowStart.getTime() + ms, ROLLOUT_SLOT_WINDOW_MS).window;
+      expect(slotOf(2)).toBe(slotOf(0));
       const marks = ['a', 'b', 'c'].map((name, i) =>
         podEventMarks(
           slotContext,
