@@ -189,7 +189,9 @@ describe.runIf(kubectlBinary)('the relay’s successor chain, deployed offline',
     const tick = await watchdogRunAfter(tickFiredAt ?? 0);
     expect(tick).toMatchObject({ outcome: 'not-needed', watchedMillis: 0, successorsInvoked: 0 });
     expect(tick.watching).toBeUndefined();
-    expect(tick.tookMs).toBeLessThan(3_000);
+    // It exited at once: a run that watched would last most of its 24 s period. A fresh function
+    // process on two busy cores takes seconds to start, so the bound is a third of that period.
+    expect(tick.tookMs).toBeLessThan(8_000);
 
     // Each joined node got both daemon pods within seconds, whichever run watched when it joined.
     await world.until(
