@@ -41,7 +41,6 @@ import { type RolloutRecord, rolloutRecordOf } from '../../lib/core/safe-rollout
 import { daemonSetWindow } from '../../lib/messages/daemon-set-window.ts';
 import { ROLLOUT_WINDOW_SECONDS } from '../../lib/messages/requeue-envelope.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
-import type { BadRolloutWorkerData } from './bad-rollout-worker.ts';
 import {
   figure,
   isAvailablePod,
@@ -135,21 +134,27 @@ names.forEach((name, i) => {
 });
 const zoneSizes = ZONES.map((zone) => names.filter((n) => zoneOf.get(n) === zone).length);
 
-/** The pipeline over everynode.dev/v1, in its own worker thread (bad-rollout-worker.ts). */
+/** The pipeline over everynode.dev/v1, in its own worker thread (bench-pipeline-worker.ts). */
 let worker: Worker | undefined;
 let busyMark: EventLoopUtilization | undefined;
 async function startPipeline(): Promise<void> {
   const reuse = values['node-list-reuse-min-nodes'];
-  const data: BadRolloutWorkerData = {
+  const data: PipelineWorkerData = {
+    managedKind: 'everynode.dev/v1',
     kubeconfigPath: cluster.kubeconfigPath,
     stateDir: cluster.stateDir,
     clientQps: Number(values['client-qps']),
     reconcileConcurrency: Number(values.concurrency),
     logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
     ...(reuse === undefined ? {} : { nodeListReuseMinNodes: Number(reuse) }),
-    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'] } : {}),
+    ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'], profileFrom: 'message' } : {}),
   };
-  worker = startWorker(new URL('./bad-rollout-worker.ts', import.meta.url), data, [], cluster.pipelineHeap);
+  worker = startWorker(
+    new URL('./bench-pipeline-worker.ts', import.meta.url),
+    data,
+    [],
+    cluster.pipelineHeap,
+  );
   await nextMessage(worker, 'ready');
   busyMark = worker.performance.eventLoopUtilization();
 }

@@ -13,6 +13,7 @@ import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { controllerRevisionFor, revisionHashOf } from '../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
+import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
 import { RECONCILE_USER_AGENT } from '../../lib/reconcile/setup/deps-for-config.ts';
 import type { SimTiming } from '../../lib/sim/sim-timing.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
@@ -34,6 +35,12 @@ export interface PipelineWorkerData {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
   /** Where to write a CPU profile of the pipeline's thread (cpu-profile.ts), if anywhere. */
   readonly cpuProfile?: string;
+  /** Profile from the worker's start (default) or from a `profile` message (a measured phase). */
+  readonly profileFrom?: 'start' | 'message';
+  /** The kind the pipeline manages (default apps/v1). */
+  readonly managedKind?: ManagedKind;
+  /** The fewest nodes a kept node LIST must hold for the DaemonSet steps to plan on it. */
+  readonly nodeListReuseMinNodes?: number;
 }
 
 /** A cluster and, once started, the pipeline over it. */

@@ -41,8 +41,9 @@ export function podEventMarks(
   const healthSignal = mayBreakHealthRule(context, type, changes, pod);
   const marked = gatesNode || rolloutSlot || settles || healthSignal;
   const statusCoalesced = coalescer?.coalesces(type, changes, pod, at) === true;
-  // A status-only change marked only as freeing a slot follows the first of its slot window.
-  const onlySlot = rolloutSlot && !gatesNode && !settles && !healthSignal;
+  // A status-only change marked only as freeing a slot follows the first of its slot window
+  // (`settles` is never set beside `rolloutSlot`).
+  const onlySlot = rolloutSlot && !gatesNode && !healthSignal;
   const slotCoalesced = rolloutSlot && coalescer?.coalescesSlot(pod, at) === true;
   const coalesced = statusCoalesced && (!marked || (onlySlot && slotCoalesced));
   return { gatesNode, rolloutSlot, settles, healthSignal, coalesced };
