@@ -7,7 +7,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
+import { loadClusterConnection } from '../../lib/kube/connection/load-cluster-connection.ts';
 import { createReconcileHandler } from '../../lib/reconcile/handler/reconcile-handler.ts';
 import { reconcileDepsFor } from '../../lib/reconcile/setup/deps-for-connection.ts';
 import { reconcileConfigFromEnvironment } from '../../lib/reconcile/setup/reconcile-config.ts';

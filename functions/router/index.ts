@@ -6,9 +6,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { loadClusterConnection } from '../../lib/kube/connection/load-cluster-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
 import { localSqsClient } from '../../lib/queue/local-sqs-client.ts';
 import { sendMessages } from '../../lib/queue/send-messages.ts';
 import { sqsWorkSender } from '../../lib/queue/sqs-senders.ts';

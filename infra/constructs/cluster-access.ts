@@ -3,7 +3,7 @@ import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { type EverynodeFunction, FUNCTION_GROUPS } from '../../lib/kube/function-groups.ts';
+import { type EverynodeFunction, FUNCTION_GROUPS } from '../../lib/kube/rbac/function-groups.ts';
 
 export interface ClusterAccessProps {
   readonly clusterName: string;

@@ -2,7 +2,7 @@
  * The Kubernetes side of an install, applied by CloudFormation through the cluster's kubectl
  * provider: the CRD of `everynode.dev/v1` (when it is the managed kind) and the ClusterRoles and
  * bindings of the three functions' groups, the same objects `everynode install` applies
- * (infra/k8s/crd-daemonsets.everynode.dev.yaml, lib/kube/rbac-manifest.ts).
+ * (infra/k8s/crd-daemonsets.everynode.dev.yaml, lib/kube/rbac/rbac-manifest.ts).
  */
 import { readFileSync } from 'node:fs';
 import { RemovalPolicy } from 'aws-cdk-lib';
@@ -10,7 +10,7 @@ import { type ICluster, KubernetesManifest } from 'aws-cdk-lib/aws-eks-v2';
 import { Construct } from 'constructs';
 import { parse } from 'yaml';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
-import { rbacObjects } from '../../lib/kube/rbac-manifest.ts';
+import { rbacObjects } from '../../lib/kube/rbac/rbac-manifest.ts';
 
 const crdUrl = new URL('../k8s/crd-daemonsets.everynode.dev.yaml', import.meta.url);
 

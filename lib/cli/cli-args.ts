@@ -3,7 +3,7 @@
  * `--help`, and where output goes.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { KubeConnectionError } from '../kube/kube-api-errors.ts';
+import { KubeConnectionError } from '../kube/errors/kube-api-errors.ts';
 
 /** A bad command line; the message is the one line to print. */
 export class UsageError extends Error {

@@ -1,14 +1,14 @@
 /**
  * `everynode install`: applies the `daemonsets.everynode.dev` CRD of infra/k8s and the RBAC the
- * functions need, rendered for the managed kind (lib/kube/rbac-manifest.ts), with `kubectl apply`
+ * functions need, rendered for the managed kind (lib/kube/rbac/rbac-manifest.ts), with `kubectl apply`
  * as an operator would; then prunes the everynode ClusterRoles and ClusterRoleBindings it no
  * longer renders (the single `everynode-controller` of earlier versions), as `kubectl apply --prune`.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { KubeConnectionError } from '../kube/kube-api-errors.ts';
+import { KubeConnectionError } from '../kube/errors/kube-api-errors.ts';
 import { DEFAULT_MANAGED_KIND, type ManagedKind, parseManagedKind } from '../kube/managed-kind.ts';
-import { PRUNE_SELECTOR, rbacObjects, renderRbacManifest } from '../kube/rbac-manifest.ts';
+import { PRUNE_SELECTOR, rbacObjects, renderRbacManifest } from '../kube/rbac/rbac-manifest.ts';
 import { type CliIo, parseFlags, processIo, runCommand, stringFlag, UsageError } from './cli-args.ts';
 
 /** Usage of `everynode install`. */

@@ -2,21 +2,21 @@
  * A simulated cluster secured as a real one is: HTTPS with a CA of its own, static bearer tokens
  * (kube-apiserver's `--token-auth-file`) and `--authorization-mode RBAC`, with the everynode RBAC
  * manifest applied by the administrator as `everynode install` applies it, and one kubeconfig per
- * function whose user belongs to that function's group only (lib/kube/function-groups.ts), as the
+ * function whose user belongs to that function's group only (lib/kube/rbac/function-groups.ts), as the
  * EKS access entries map each function's IAM role. The administrator's kubeconfig is the one
  * startSimCluster writes; its token is the simulator's own, never written to the token file.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ManagedKind } from '../kube/managed-kind.ts';
 import {
   type EverynodeFunction,
   everynodeFunctions,
   FUNCTION_GROUPS,
   rbacObjectName,
-} from '../kube/function-groups.ts';
-import type { ManagedKind } from '../kube/managed-kind.ts';
-import { rbacObjects } from '../kube/rbac-manifest.ts';
+} from '../kube/rbac/function-groups.ts';
+import { rbacObjects } from '../kube/rbac/rbac-manifest.ts';
 import { writeKubeconfig } from '../sim/kubeconfig.ts';
 import { type SimCluster, type SimClusterOptions, startSimCluster } from '../sim/start-sim-cluster.ts';
 import type { KubeObject } from '../sim/storage/store.ts';

@@ -6,7 +6,7 @@
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import { labelSelectorMatches } from '../core/label-selector.ts';
 import { type DaemonSetKind, MIGRATION_RECORD_LABEL } from '../core/migration/migration-record.ts';
-import type { JsonObject, KubeJsonApi } from '../kube/json-api.ts';
+import type { JsonObject, KubeJsonApi } from '../kube/requests/json-api.ts';
 
 /** One permission a migration needs. */
 interface Permission {

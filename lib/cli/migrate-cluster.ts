@@ -18,8 +18,13 @@ import {
 import type { MigrationView } from '../core/migration/migration-step.ts';
 import { type SourceRollout, sourceRollout } from '../core/migration/source-rollout.ts';
 import { targetManifest } from '../core/migration/target-manifest.ts';
-import { describeRef, type JsonObject, type KubeJsonApi, type ResourceRef } from '../kube/json-api.ts';
-import { AlreadyExistsError, NotFoundError } from '../kube/kube-api-errors.ts';
+import { AlreadyExistsError, NotFoundError } from '../kube/errors/kube-api-errors.ts';
+import {
+  describeRef,
+  type JsonObject,
+  type KubeJsonApi,
+  type ResourceRef,
+} from '../kube/requests/json-api.ts';
 
 /** Where each kind's DaemonSets are served. */
 export function daemonSetRef(kind: DaemonSetKind, namespace: string, name?: string): ResourceRef {

@@ -7,8 +7,8 @@
 
 import type { DaemonSetKind } from '../core/migration/migration-record.ts';
 import { nextMigrationStep } from '../core/migration/migration-step.ts';
-import { KubeJsonApi } from '../kube/json-api.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../kube/connection/kubeconfig-connection.ts';
+import { KubeJsonApi } from '../kube/requests/json-api.ts';
 import {
   type CliIo,
   integerFlag,

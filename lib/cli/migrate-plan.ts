@@ -6,7 +6,7 @@
 import type { MigrationRecord } from '../core/migration/migration-record.ts';
 import { migrationRecordName } from '../core/migration/migration-record.ts';
 import { nextMigrationStep } from '../core/migration/migration-step.ts';
-import type { JsonObject } from '../kube/json-api.ts';
+import type { JsonObject } from '../kube/requests/json-api.ts';
 import { checkedRecord, controllerOf, MigrationRefused, type MigrationRun } from './migrate-steps.ts';
 
 /** The steps in order, from which a plan starts at the one the cluster is at. */

@@ -5,7 +5,7 @@
 import type { MigrationRecord } from '../core/migration/migration-record.ts';
 import type { MigrationStep, MigrationView } from '../core/migration/migration-step.ts';
 import { safeLabelValue } from '../core/safe-label-value.ts';
-import type { JsonObject, KubeJsonApi } from '../kube/json-api.ts';
+import type { JsonObject, KubeJsonApi } from '../kube/requests/json-api.ts';
 import { missingPermissions, recordCollision } from './migrate-checks.ts';
 import type { MigrationCluster } from './migrate-cluster.ts';
 

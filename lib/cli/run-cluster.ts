@@ -4,8 +4,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { EverynodeFunction } from '../kube/function-groups.ts';
 import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { EverynodeFunction } from '../kube/rbac/function-groups.ts';
 import { type SimCluster, startSimCluster } from '../sim/start-sim-cluster.ts';
 import { applyDemoDaemonSets } from './demo-daemon-sets.ts';
 import { startLeastPrivilegeSim } from './least-privilege-sim.ts';

@@ -1,6 +1,6 @@
 /**
  * The names of the environment variables everynode's functions read, defined once: the function
- * configurations parse them (lib/reconcile, lib/relay, lib/router, lib/kube/cluster-config.ts) and
+ * configurations parse them (lib/reconcile, lib/relay, lib/router, lib/kube/connection/cluster-config.ts) and
  * the CDK stack sets them (infra/).
  */
 

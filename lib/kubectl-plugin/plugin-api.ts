@@ -8,7 +8,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import type { KubeConnection } from '../kube/kube-connection.ts';
+import type { KubeConnection } from '../kube/connection/kube-connection.ts';
 import { type ManagedKind, managedResourceOf } from '../kube/managed-kind.ts';
 import { goDurationString } from './go-duration.ts';
 import { KubectlError } from './kubectl-error.ts';

@@ -5,7 +5,7 @@
  * current one; the namespace of `-n/--namespace`, else the context's, else `default`.
  */
 import { existsSync } from 'node:fs';
-import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../kube/connection/kubeconfig-connection.ts';
 import { INVALID_REQUEST_TIMEOUT, parseRequestTimeout } from './go-duration.ts';
 import { KubectlError } from './kubectl-error.ts';
 import { PluginApi } from './plugin-api.ts';

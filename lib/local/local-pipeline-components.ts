@@ -3,11 +3,12 @@
  * Kubernetes clients (one per component, each with its own user agent and request budget, as each
  * function process has), the loggers, the metrics, and the router and reconcile handlers.
  */
-import { createKubePort } from '../kube/create-kube-port.ts';
-import type { EverynodeFunction } from '../kube/function-groups.ts';
+
+import { connectionFromKubeConfig, loadKubeConfig } from '../kube/connection/kubeconfig-connection.ts';
 import type { KubePort } from '../kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../kube/kubeconfig-connection.ts';
-import { RequestBudget } from '../kube/request-budget.ts';
+import { createKubePort } from '../kube/operations/create-kube-port.ts';
+import type { EverynodeFunction } from '../kube/rbac/function-groups.ts';
+import { RequestBudget } from '../kube/requests/request-budget.ts';
 import type { LocalQueues } from '../queue/local-queues.ts';
 import { sendMessages } from '../queue/send-messages.ts';
 import type { SqsHandler } from '../queue/sqs-event-source.ts';

@@ -1,6 +1,7 @@
 /** What a local pipeline is started with. */
-import type { EverynodeFunction } from '../kube/function-groups.ts';
+
 import type { ManagedKind } from '../kube/managed-kind.ts';
+import type { EverynodeFunction } from '../kube/rbac/function-groups.ts';
 
 /** Options of `startLocalPipeline`. */
 export interface LocalPipelineOptions {
@@ -9,7 +10,7 @@ export interface LocalPipelineOptions {
   /**
    * Each function's own credentials, as kubeconfig paths: relay, router and reconcile then call the
    * API as their own users, as each function on AWS does with its own IAM role mapped to its own
-   * group (lib/kube/function-groups.ts). A function not named here, and the CLI's own reads (the
+   * group (lib/kube/rbac/function-groups.ts). A function not named here, and the CLI's own reads (the
    * live view), use `kubeconfigPath`.
    */
   readonly identities?: Readonly<Partial<Record<EverynodeFunction, string>>>;

@@ -7,7 +7,7 @@
  * routed. Left to SQS, they would come back every visibility timeout and reach the ingress DLQ after
  * `maxReceiveCount` receives (15 minutes on AWS, 2.5 locally), however right they were.
  */
-import { classifyFailure, transientBackoffSeconds } from '../kube/transient-failure.ts';
+import { classifyFailure, transientBackoffSeconds } from '../kube/errors/transient-failure.ts';
 import { isRequeueBody } from '../messages/requeue-envelope.ts';
 import { type RouterDeps, routerCounterNames } from './router-deps.ts';
 

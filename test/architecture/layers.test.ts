@@ -86,7 +86,9 @@ describe('the import graph of lib, functions and infra', () => {
 
   it('is read from the sources: the graph has the edges the handlers are built from', () => {
     expect(graph.get('functions/reconcile/index.ts')).toContain('lib/reconcile/handler/reconcile-handler.ts');
-    expect(graph.get('lib/reconcile/handler/reconcile-handler.ts')).toContain('lib/kube/request-counter.ts');
+    expect(graph.get('lib/reconcile/handler/reconcile-handler.ts')).toContain(
+      'lib/kube/requests/request-counter.ts',
+    );
   });
 });
 

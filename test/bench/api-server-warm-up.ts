@@ -8,7 +8,7 @@
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { daemonPodFor } from '../../lib/core/daemon-pod.ts';
-import { eventFor } from '../../lib/kube/event-for.ts';
+import { eventFor } from '../../lib/kube/operations/event-for.ts';
 
 const USER_AGENT = 'everynode-bench-warm-up';
 

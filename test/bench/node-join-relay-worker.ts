@@ -5,9 +5,9 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
 import { causeOfTrigger, parseTrigger } from '../../lib/messages/parse-trigger.ts';
 import { type BusEvent, eventEnvelopeOf } from '../../lib/queue/event-bus.ts';
 import { startRelay } from '../../lib/relay/run/relay.ts';

@@ -8,7 +8,7 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { processRequestCounter } from '../../lib/kube/request-counter.ts';
+import { processRequestCounter } from '../../lib/kube/requests/request-counter.ts';
 import type { NodeMessage } from '../../lib/messages/work-message.ts';
 import { startLocalQueues } from '../../lib/queue/local-queues.ts';
 import type { ReconcileDeps } from '../../lib/reconcile/deps/reconcile-deps.ts';

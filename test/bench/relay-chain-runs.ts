@@ -5,8 +5,9 @@
  * container, with the watchdog schedule ticking beside them. Each run has its own Kubernetes
  * client (a new container) and shares the bus and the checkpoint record with the others.
  */
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import { silentLogger } from '../../lib/log/structured-logger.ts';
 import type { EventBus } from '../../lib/queue/event-bus.ts';
 import type { RelayCheckpointStore } from '../../lib/relay/run/checkpoint.ts';

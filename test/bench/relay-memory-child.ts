@@ -9,9 +9,9 @@
  */
 import { writeHeapSnapshot } from 'node:v8';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
 import { type Relay, startRelay } from '../../lib/relay/run/relay.ts';
 import type { RelayStats } from '../../lib/relay/watches/relay-stats.ts';
 

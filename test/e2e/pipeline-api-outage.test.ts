@@ -11,7 +11,7 @@
  */
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transientBackoffSeconds } from '../../lib/kube/transient-failure.ts';
+import { transientBackoffSeconds } from '../../lib/kube/errors/transient-failure.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet, creatableDaemonSet } from '../support/builders.ts';
 import { captureFailureRequeues, type FailureRequeue } from '../support/failure-requeues.ts';

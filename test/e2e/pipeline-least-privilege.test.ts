@@ -4,8 +4,8 @@ import {
   type EverynodeFunction,
   everynodeFunctions,
   rbacObjectName,
-} from '../../lib/kube/function-groups.ts';
-import { rbacObjects } from '../../lib/kube/rbac-manifest.ts';
+} from '../../lib/kube/rbac/function-groups.ts';
+import { rbacObjects } from '../../lib/kube/rbac/rbac-manifest.ts';
 import { kubectlBinary, type PipelineWorld, startPipelineWorld } from '../support/pipeline-harness.ts';
 
 /** The demo DaemonSet of test/fixtures/demo.yaml, named `name`: it runs on three of the seed nodes. */

@@ -64,6 +64,6 @@ describe('the tables of AWS calls', () => {
     const reached = operationsReachableFrom('functions/router/index.ts');
     expect(reached.get('DescribeInstances')).toBe('lib/router/ec2-private-dns.ts');
     expect(reached.get('SendMessageBatch')).toBe('lib/queue/send-messages.ts');
-    expect(reached.get('GetCallerIdentity')).toBe('lib/kube/eks-token.ts');
+    expect(reached.get('GetCallerIdentity')).toBe('lib/kube/connection/eks-token.ts');
   });
 });

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Everynode } from '../../infra/everynode.ts';
 import { type EverynodeProps, EverynodePropsError, everynodeSettings } from '../../infra/everynode-props.ts';
-import { rbacObjects } from '../../lib/kube/rbac-manifest.ts';
+import { rbacObjects } from '../../lib/kube/rbac/rbac-manifest.ts';
 
 /** A user's stack, bundling skipped (the assertions are on the template). */
 function aStack(): Stack {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 import { lastRequestOf, startTinyApiServer, useTinyApiServer } from './tiny-api-server.ts';
 import { tinyKubePort } from './tiny-kube-port.ts';

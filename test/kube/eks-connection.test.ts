@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { pemOf } from '../../lib/kube/eks-connection.ts';
-import { EKS_TOKEN_PREFIX } from '../../lib/kube/eks-token.ts';
-import { connectionFromEnvironment } from '../../lib/kube/environment-connection.ts';
-import { KubeConfigError } from '../../lib/kube/kubeconfig-connection.ts';
-import { RequestCounter } from '../../lib/kube/request-counter.ts';
+import { pemOf } from '../../lib/kube/connection/eks-connection.ts';
+import { EKS_TOKEN_PREFIX } from '../../lib/kube/connection/eks-token.ts';
+import { connectionFromEnvironment } from '../../lib/kube/connection/environment-connection.ts';
+import { KubeConfigError } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { RequestCounter } from '../../lib/kube/requests/request-counter.ts';
 import { useTinyApiServer } from './tiny-api-server.ts';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----';

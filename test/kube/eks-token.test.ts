@@ -1,7 +1,12 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
-import { EKS_TOKEN_PREFIX, EksTokenError, EksTokenSource, eksToken } from '../../lib/kube/eks-token.ts';
+import {
+  EKS_TOKEN_PREFIX,
+  EksTokenError,
+  EksTokenSource,
+  eksToken,
+} from '../../lib/kube/connection/eks-token.ts';
 
 const credentials: AwsCredentialIdentity = {
   accessKeyId: 'AKIDEXAMPLE',

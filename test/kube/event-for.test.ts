@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dns1123SubdomainErrors } from '../../lib/core/object-names.ts';
-import { eventFor, eventName } from '../../lib/kube/event-for.ts';
+import { eventFor, eventName } from '../../lib/kube/operations/event-for.ts';
 
 const involvedObject = {
   apiVersion: 'apps/v1',

@@ -15,16 +15,16 @@ import {
   ObjectCustomObjectsApi,
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 import { describe, expect, it } from 'vitest';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { callOptions, kubeConfigurationFor } from '../../lib/kube/kube-apis.ts';
+import { decodeModel } from '../../lib/kube/codec/model-decoder.ts';
+import { toJson } from '../../lib/kube/codec/object-codec.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { sendKubeRequest } from '../../lib/kube/kube-request.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
-import { decodeModel } from '../../lib/kube/model-decoder.ts';
-import { toJson } from '../../lib/kube/object-codec.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { RequestCounter } from '../../lib/kube/request-counter.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { callOptions, kubeConfigurationFor } from '../../lib/kube/requests/kube-apis.ts';
+import { sendKubeRequest } from '../../lib/kube/requests/kube-request.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
+import { RequestCounter } from '../../lib/kube/requests/request-counter.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 import { type Answer, statusBody, useTinyApiServer } from './tiny-api-server.ts';
 import { kubeconfigFor } from './tiny-kube-port.ts';

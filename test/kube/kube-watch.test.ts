@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GoneError } from '../../lib/kube/kube-api-errors.ts';
+import { GoneError } from '../../lib/kube/errors/kube-api-errors.ts';
 import type { WatchEvent } from '../../lib/kube/kube-port.ts';
 import { aNode, aPod } from '../support/builders.ts';
 import { lastRequestOf, statusBody, useTinyApiServer } from './tiny-api-server.ts';

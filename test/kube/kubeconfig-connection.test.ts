@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { keepAliveAgent } from '../../lib/kube/keep-alive-agent.ts';
+import { keepAliveAgent } from '../../lib/kube/connection/keep-alive-agent.ts';
 import {
   connectionFromKubeConfig,
   KubeConfigError,
   loadKubeConfig,
-} from '../../lib/kube/kubeconfig-connection.ts';
+} from '../../lib/kube/connection/kubeconfig-connection.ts';
 import { useTinyApiServer } from './tiny-api-server.ts';
 import { kubeconfigFor } from './tiny-kube-port.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionConfigError } from '../../lib/config/function-config-error.ts';
-import { loadClusterConnection } from '../../lib/kube/load-cluster-connection.ts';
+import { loadClusterConnection } from '../../lib/kube/connection/load-cluster-connection.ts';
 import { kubeconfigFor } from './tiny-kube-port.ts';
 
 const pem = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----';

@@ -1,5 +1,5 @@
 /**
- * The model attribute table (lib/kube/model-attribute-table.ts) is made here from client-node's
+ * The model attribute table (lib/kube/codec/model-attribute-table.ts) is made here from client-node's
  * own models, and the codec over it (model-codec.ts) must give what client-node's ObjectSerializer
  * gives. After a client-node upgrade the first test fails until the table is written again:
  * `npx vitest run test/kube/model-attributes.test.ts -u`.
@@ -7,8 +7,8 @@
 import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { describe, expect, it } from 'vitest';
-import { MODEL_ROOTS, modelAttributes } from '../../lib/kube/model-attributes.ts';
-import { deserializeModel, serializeModel } from '../../lib/kube/model-codec.ts';
+import { MODEL_ROOTS, modelAttributes } from '../../lib/kube/codec/model-attributes.ts';
+import { deserializeModel, serializeModel } from '../../lib/kube/codec/model-codec.ts';
 import { aDaemonSet, aNode, aPod } from '../support/builders.ts';
 
 interface ModelClass {
@@ -63,7 +63,7 @@ describe('the model attribute table', () => {
   it("holds the attributes of client-node's models, for the roots and every model they contain", async () => {
     const source = tableSource();
     expect(source).not.toMatch(/\\|\$\{/);
-    await expect(source).toMatchFileSnapshot('../../lib/kube/model-attribute-table.ts');
+    await expect(source).toMatchFileSnapshot('../../lib/kube/codec/model-attribute-table.ts');
   });
 
   it('answers each of them as client-node does, and nothing for other names', () => {

@@ -1,6 +1,6 @@
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { describe, expect, it } from 'vitest';
-import { decodeModel } from '../../lib/kube/model-decoder.ts';
+import { decodeModel } from '../../lib/kube/codec/model-decoder.ts';
 
 const podList = {
   kind: 'PodList',

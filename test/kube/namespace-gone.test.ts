@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isNamespaceGone } from '../../lib/kube/namespace-gone.ts';
-import { apiErrorOf } from '../../lib/kube/to-kube-error.ts';
+import { isNamespaceGone } from '../../lib/kube/errors/namespace-gone.ts';
+import { apiErrorOf } from '../../lib/kube/errors/to-kube-error.ts';
 
 /** An error answer with a metav1.Status body, as kube-apiserver sends it. */
 const answer = (code: number, reason: string, details: Record<string, unknown>) =>

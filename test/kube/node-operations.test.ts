@@ -1,15 +1,15 @@
 /**
- * The node writes of the node readiness gates (lib/kube/node-operations.ts) through the real
+ * The node writes of the node readiness gates (lib/kube/operations/node-operations.ts) through the real
  * adapter against the simulated cluster over HTTP: the taints and marker in one merge patch guarded
  * by resourceVersion, the condition through nodes/status merged by type — as a real API server
  * answers them.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { ConflictError } from '../../lib/kube/kube-api-errors.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { ConflictError } from '../../lib/kube/errors/kube-api-errors.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import { type SimCluster, startSimCluster } from '../../lib/sim/start-sim-cluster.ts';
 
 let cluster: SimCluster;

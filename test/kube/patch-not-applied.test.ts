@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidError } from '../../lib/kube/kube-api-errors.ts';
-import { isPatchNotApplied } from '../../lib/kube/patch-not-applied.ts';
-import { apiErrorOf } from '../../lib/kube/to-kube-error.ts';
+import { InvalidError } from '../../lib/kube/errors/kube-api-errors.ts';
+import { isPatchNotApplied } from '../../lib/kube/errors/patch-not-applied.ts';
+import { apiErrorOf } from '../../lib/kube/errors/to-kube-error.ts';
 
 /** An error answer with a metav1.Status body, as kube-apiserver sends it. */
 const answer = (code: number, reason: string, message: string, details: Record<string, unknown> = {}) =>

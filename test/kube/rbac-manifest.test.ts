@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { FUNCTION_GROUPS } from '../../lib/kube/function-groups.ts';
 import { type ManagedKind, managedKinds } from '../../lib/kube/managed-kind.ts';
-import { rbacObjects, renderRbacManifest } from '../../lib/kube/rbac-manifest.ts';
+import { FUNCTION_GROUPS } from '../../lib/kube/rbac/function-groups.ts';
+import { rbacObjects, renderRbacManifest } from '../../lib/kube/rbac/rbac-manifest.ts';
 
 const checkedIn = readFileSync(new URL('../../infra/k8s/rbac.yaml', import.meta.url), 'utf8');
 

@@ -6,10 +6,10 @@
  */
 import type { V1ClusterRole } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventFor } from '../../lib/kube/event-for.ts';
-import type { EverynodeFunction } from '../../lib/kube/function-groups.ts';
 import { DEFAULT_MANAGED_KIND } from '../../lib/kube/managed-kind.ts';
-import { rbacObjects } from '../../lib/kube/rbac-manifest.ts';
+import { eventFor } from '../../lib/kube/operations/event-for.ts';
+import type { EverynodeFunction } from '../../lib/kube/rbac/function-groups.ts';
+import { rbacObjects } from '../../lib/kube/rbac/rbac-manifest.ts';
 import { WATCHED_POD_SELECTOR } from '../../lib/relay/watches/resource-watch.ts';
 import {
   aNewPod,

@@ -3,7 +3,7 @@ import {
   type BudgetClock,
   RequestBudget,
   requestBudgetFromEnvironment,
-} from '../../lib/kube/request-budget.ts';
+} from '../../lib/kube/requests/request-budget.ts';
 
 /** A clock that only moves when someone sleeps on it, so waits are exact. */
 function aFakeClock(): BudgetClock & { elapsed: () => number } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestCounter, requestVerb } from '../../lib/kube/request-counter.ts';
+import { RequestCounter, requestVerb } from '../../lib/kube/requests/request-counter.ts';
 
 describe('requestVerb', () => {
   it.each([

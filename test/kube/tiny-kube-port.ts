@@ -1,12 +1,13 @@
 /**
  * The real adapter pointed at a tiny server through a kubeconfig, as the tests use it.
  */
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
-import { RequestBudget } from '../../lib/kube/request-budget.ts';
-import { RequestCounter } from '../../lib/kube/request-counter.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../lib/kube/requests/request-budget.ts';
+import { RequestCounter } from '../../lib/kube/requests/request-counter.ts';
 
 /** A kubeconfig naming `server` with a static token, as the simulated cluster writes one. */
 export function kubeconfigFor(server: string, token = 'test-token'): string {

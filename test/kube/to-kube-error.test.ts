@@ -13,7 +13,7 @@ import {
   TooLargeResourceVersionError,
   TooManyRequestsError,
   UnauthorizedError,
-} from '../../lib/kube/kube-api-errors.ts';
+} from '../../lib/kube/errors/kube-api-errors.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
 import { aPod } from '../support/builders.ts';
 import { type Answer, startTinyApiServer, statusBody, useTinyApiServer } from './tiny-api-server.ts';

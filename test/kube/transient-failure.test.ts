@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EverynodeError } from '../../lib/errors/everynode-error.ts';
-import { KubeConnectionError } from '../../lib/kube/kube-api-errors.ts';
-import { apiErrorOf, toKubeError } from '../../lib/kube/to-kube-error.ts';
+import { KubeConnectionError } from '../../lib/kube/errors/kube-api-errors.ts';
+import { apiErrorOf, toKubeError } from '../../lib/kube/errors/to-kube-error.ts';
 import {
   classifyFailure,
   MAX_TRANSIENT_BACKOFF_SECONDS,
   transientBackoffSeconds,
-} from '../../lib/kube/transient-failure.ts';
+} from '../../lib/kube/errors/transient-failure.ts';
 import { PoisonMessageError } from '../../lib/messages/poison-message-error.ts';
 
 /** The typed error of an API answer with HTTP `code` (and `reason`, `headers`). */

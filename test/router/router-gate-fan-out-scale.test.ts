@@ -7,8 +7,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';
 import { type LocalQueues, startLocalQueues } from '../../lib/queue/local-queues.ts';
 import { queueDepth } from '../../lib/queue/queue-depth.ts';

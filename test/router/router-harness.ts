@@ -3,8 +3,8 @@
  * DaemonSets) through the real client, and real SQS queues on fauxqs to read its output from.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import { parseWorkMessage } from '../../lib/messages/parse-work-message.ts';
 import { WATCH_DETAIL_TYPE } from '../../lib/messages/trigger.ts';
 import type { WorkMessage } from '../../lib/messages/work-message.ts';

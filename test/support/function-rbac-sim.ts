@@ -1,20 +1,20 @@
 /**
  * An RBAC-enforcing simulated cluster in which each everynode function calls the API through its
- * own KubePort, as a member of its own group only (lib/kube/function-groups.ts), with the RBAC
+ * own KubePort, as a member of its own group only (lib/kube/rbac/function-groups.ts), with the RBAC
  * objects the test gives applied, and a few objects to read and write: node n1, the DaemonSet ds
  * (of the managed kind), pods p-delete and p-adopt, revisions r-update and r-delete.
  */
 import type { V1ClusterRole, V1ClusterRoleBinding, V1Pod } from '@kubernetes/client-node';
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
+import { ForbiddenError } from '../../lib/kube/errors/kube-api-errors.ts';
+import type { KubePort, WatchedResource } from '../../lib/kube/kube-port.ts';
+import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import {
   type EverynodeFunction,
   everynodeFunctions,
   FUNCTION_GROUPS,
-} from '../../lib/kube/function-groups.ts';
-import { ForbiddenError } from '../../lib/kube/kube-api-errors.ts';
-import type { KubePort, WatchedResource } from '../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
-import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+} from '../../lib/kube/rbac/function-groups.ts';
 import type { KubeObject } from '../../lib/sim/storage/store.ts';
 import { aDaemonSet, aNode, aPod } from './builders.ts';
 import { aUser } from './rbac-builders.ts';

@@ -7,7 +7,7 @@
  * kubeconfig's connection, so revision data is read with the key order the server keeps.
  */
 import type { V1Affinity, V1PodSpec, V1Taint, V1Toleration } from '@kubernetes/client-node';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
 import {
   claimObjects,
   cleanupHistory,

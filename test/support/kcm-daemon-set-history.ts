@@ -8,7 +8,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { V1DaemonSetSpec, V1LabelSelector, V1PodSpec } from '@kubernetes/client-node';
-import type { KubeConnection } from '../../lib/kube/kube-connection.ts';
+import type { KubeConnection } from '../../lib/kube/connection/kube-connection.ts';
 
 /** What the player counts. */
 export interface KcmCounters {

@@ -1,8 +1,9 @@
 /** A KubePort over the simulated cluster's own kubeconfig: the real client, over HTTP. */
-import { createKubePort } from '../../lib/kube/create-kube-port.ts';
+
+import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/connection/kubeconfig-connection.ts';
 import type { KubePort } from '../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../lib/kube/kubeconfig-connection.ts';
 import type { ManagedKind } from '../../lib/kube/managed-kind.ts';
+import { createKubePort } from '../../lib/kube/operations/create-kube-port.ts';
 import type { SimCluster } from '../../lib/sim/start-sim-cluster.ts';
 
 /** The KubePort of `sim`, managing `managedKind` (default `apps/v1`), calling as `userAgent`. */

@@ -4,7 +4,7 @@
  * them, for a request whose answer is what changed rather than every pod. The kept node table is
  * caught up the same way (read-nodes.ts).
  */
-import { GoneError } from '../../kube/kube-api-errors.ts';
+import { GoneError } from '../../kube/errors/kube-api-errors.ts';
 import type { KubePort, WatchEvent, WatchedObjects } from '../../kube/kube-port.ts';
 import { isAtLeast } from '../../kube/resource-version.ts';
 import { applyPodEvent, type KeptPods } from '../memory/kept-pod-lists.ts';

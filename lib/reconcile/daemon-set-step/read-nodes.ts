@@ -8,7 +8,7 @@
  * see every node that turned NotReady, each made one.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { TooManyRequestsError } from '../../kube/kube-api-errors.ts';
+import { TooManyRequestsError } from '../../kube/errors/kube-api-errors.ts';
 import type { ListResult } from '../../kube/kube-port.ts';
 import { isAtLeast } from '../../kube/resource-version.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';

@@ -7,7 +7,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
 import { labelSelectorQuery } from '../../core/label-selector.ts';
-import { TooManyRequestsError } from '../../kube/kube-api-errors.ts';
+import { TooManyRequestsError } from '../../kube/errors/kube-api-errors.ts';
 import type { ListResult } from '../../kube/kube-port.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
 import { type KeptPods, keptPodsOf } from '../memory/kept-pod-lists.ts';

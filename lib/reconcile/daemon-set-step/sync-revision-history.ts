@@ -9,7 +9,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { labelSelectorMatches } from '../../core/label-selector.ts';
 import { planRevisions } from '../../core/revision-history.ts';
 import { EverynodeError } from '../../errors/everynode-error.ts';
-import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type StepReport } from '../effects/step-report.ts';
 

@@ -13,7 +13,7 @@ import {
   rolloutRecordOf,
 } from '../../core/safe-rollout/rollout-record.ts';
 import type { RolloutEvent } from '../../core/safe-rollout/rollout-types.ts';
-import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { ConflictError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { emptyReport, type ReportKey, type StepReport } from '../effects/step-report.ts';
 import { recordKeepingHalt, writeDaemonSetStatusObject } from './write-status.ts';

@@ -7,7 +7,7 @@ import type { DaemonSet } from '../../core/daemon-set.ts';
 import { statusChanged } from '../../core/daemon-set-status.ts';
 import { nodeSizingStatusOf } from '../../core/placement-status.ts';
 import { type RolloutRecord, rolloutRecordOf } from '../../core/safe-rollout/rollout-record.ts';
-import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { ConflictError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { REFUSED_CONDITION, refusedRevision } from '../effects/template-refusal.ts';
 

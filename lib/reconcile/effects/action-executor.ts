@@ -16,8 +16,8 @@ import {
   ConflictError,
   NotFoundError,
   TooManyRequestsError,
-} from '../../kube/kube-api-errors.ts';
-import { isNamespaceGone } from '../../kube/namespace-gone.ts';
+} from '../../kube/errors/kube-api-errors.ts';
+import { isNamespaceGone } from '../../kube/errors/namespace-gone.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
 import { openCreatedGate } from './in-place-gate-writes.ts';

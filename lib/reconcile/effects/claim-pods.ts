@@ -8,7 +8,7 @@ import { planAdoption } from '../../core/adoption.ts';
 import { controllerRefFor } from '../../core/controller-ref.ts';
 import { NODE_LABEL, nodeLabelValue, targetNodeName } from '../../core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
-import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { ConflictError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { mapConcurrent } from './map-concurrent.ts';
 import { emptyReport, type StepReport } from './step-report.ts';

@@ -13,7 +13,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { closeGateConditions, gateToOpen, openGateCondition } from '../../core/in-place/in-place-gate.ts';
-import { ConflictError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { ConflictError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
 import { mapConcurrent } from './map-concurrent.ts';
 

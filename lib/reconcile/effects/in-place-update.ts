@@ -12,7 +12,7 @@
  * resize took is read from the pod's status (core/in-place/resize-status.ts).
  *
  * Every write carries `test` ops on the pod's uid and revision label as read: a 422 naming no
- * field (kube/patch-not-applied.ts), a 404 or a 409 means the pod is no longer the one read — the
+ * field (kube/errors/patch-not-applied.ts), a 404 or a 409 means the pod is no longer the one read — the
  * outcome is `stale`, and the caller reads it again. A 422 naming fields is the API server refusing
  * the change itself (pods/resize would change the QoS class, an admission plugin refuses the
  * update): the pod is recreated instead.
@@ -20,8 +20,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import type { Recreate } from '../../core/in-place/in-place-change.ts';
-import { ConflictError, InvalidError, NotFoundError } from '../../kube/kube-api-errors.ts';
-import { isPatchNotApplied } from '../../kube/patch-not-applied.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
+import { isPatchNotApplied } from '../../kube/errors/patch-not-applied.ts';
 import type { DepsPart } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
 import { type InPlacePlan, type InPlaceUpdateRequest, inPlacePlan } from './in-place-update-plan.ts';

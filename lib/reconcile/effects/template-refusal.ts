@@ -7,7 +7,7 @@
  */
 import type { V1DaemonSetCondition } from '@kubernetes/client-node';
 import { CONTROLLER_REVISION_HASH_LABEL, type DaemonSet } from '../../core/daemon-set.ts';
-import { ConflictError, InvalidError, NotFoundError } from '../../kube/kube-api-errors.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../kube/errors/kube-api-errors.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { EventReason } from '../memory/event-recorder.ts';
 

@@ -4,7 +4,7 @@
  * only when neither can be sent, rejected so SQS redelivers the record.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { classifyFailure, transientBackoffSeconds } from '../../kube/transient-failure.ts';
+import { classifyFailure, transientBackoffSeconds } from '../../kube/errors/transient-failure.ts';
 import { failuresOf, withRequeueCause } from '../../messages/requeue-envelope.ts';
 import type { WorkMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
@@ -14,7 +14,7 @@ import type { RecordOutcome } from './record-outcome.ts';
  * Times a message is sent back through the delayed path (1, 2, 4, 8 s apart) after a failure that
  * is retryable but not transient — a Conflict, an unexpected exception — before it goes to the DLQ
  * with its reason. Transient failures (the API server unreachable or overloaded) are sent back
- * without limit (see `kube/transient-failure.ts`). Nothing is left to SQS's redelivery but a requeue that
+ * without limit (see `kube/errors/transient-failure.ts`). Nothing is left to SQS's redelivery but a requeue that
  * could not be sent: redelivery holds the whole FIFO group — every later step of a DaemonSet — for
  * the visibility timeout, and past the queue's maxReceiveCount moves the message to the DLQ with
  * no reason.

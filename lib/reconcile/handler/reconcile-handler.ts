@@ -11,7 +11,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { processRequestCounter, type RequestCounter } from '../../kube/request-counter.ts';
+import { processRequestCounter, type RequestCounter } from '../../kube/requests/request-counter.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { inPlaceMetrics } from '../effects/in-place-update-metrics.ts';
 import { placementMetrics } from '../effects/placement-metrics.ts';

@@ -4,7 +4,7 @@
  * (docs/design.md, 13. Failures: retries, backoff and the DLQ).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { isNamespaceGone } from '../../kube/namespace-gone.ts';
+import { isNamespaceGone } from '../../kube/errors/namespace-gone.ts';
 import { messageGroupId } from '../../messages/message-group-id.ts';
 import type { ParseResult } from '../../messages/parse-json-object.ts';
 import { parseWorkMessage } from '../../messages/parse-work-message.ts';

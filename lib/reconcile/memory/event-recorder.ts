@@ -6,10 +6,10 @@
 import { randomInt } from 'node:crypto';
 import type { CoreV1Event, V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { eventFor, eventName } from '../../kube/event-for.ts';
-import { AlreadyExistsError } from '../../kube/kube-api-errors.ts';
+import { AlreadyExistsError } from '../../kube/errors/kube-api-errors.ts';
+import { isNamespaceGone } from '../../kube/errors/namespace-gone.ts';
 import type { KubePort } from '../../kube/kube-port.ts';
-import { isNamespaceGone } from '../../kube/namespace-gone.ts';
+import { eventFor, eventName } from '../../kube/operations/event-for.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { EventSpamFilter } from './event-spam-filter.ts';
 import { Lru } from './lru.ts';

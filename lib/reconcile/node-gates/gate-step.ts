@@ -31,7 +31,7 @@ import { gateKeysFor, nodeReadinessOf } from '../../core/node-gates/gate-declara
 import { nodeShouldRunDaemonPod } from '../../core/placement.ts';
 import { isPodAvailable, isPodTerminating } from '../../core/pod-availability.ts';
 import { EverynodeError } from '../../errors/everynode-error.ts';
-import { ConflictError } from '../../kube/kube-api-errors.ts';
+import { ConflictError } from '../../kube/errors/kube-api-errors.ts';
 import { compareResourceVersions } from '../../kube/resource-version.ts';
 import type { NodeMessage } from '../../messages/work-message.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';

@@ -14,7 +14,7 @@ import { nodeSizingOf } from '../../core/node-sizing/node-sizing.ts';
 import { planPair } from '../../core/pair-plan.ts';
 import { terminationWaitSeconds } from '../../core/pair-waits.ts';
 import { timestampMillis } from '../../core/pod-availability.ts';
-import { fromJson } from '../../kube/object-codec.ts';
+import { fromJson } from '../../kube/codec/object-codec.ts';
 import { readsInsteadOf } from '../../messages/hint-caps.ts';
 import type { DaemonSetVersion, NodeHints } from '../../messages/node-hints.ts';
 import { nodeFromHint, podFromHint } from '../../messages/pair-hints.ts';

@@ -3,7 +3,7 @@
  * or EKS): for `everynode run`, tests and benchmarks. The reconcile function loads its connection
  * itself and builds the deps with `reconcileDepsFor` (setup/deps-for-connection.ts).
  */
-import { connectionOf } from '../../kube/cluster-connection.ts';
+import { connectionOf } from '../../kube/connection/cluster-connection.ts';
 import type { ReconcileDeps } from '../deps/reconcile-deps.ts';
 import { type ReconcileDepsOptions, reconcileDepsFor } from './deps-for-connection.ts';
 

@@ -6,9 +6,9 @@
  * `buildReconcileDeps`, which makes the connection from the configuration.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { createKubePort } from '../../kube/create-kube-port.ts';
-import type { KubeConnection } from '../../kube/kube-connection.ts';
-import { RequestBudget } from '../../kube/request-budget.ts';
+import type { KubeConnection } from '../../kube/connection/kube-connection.ts';
+import { createKubePort } from '../../kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../kube/requests/request-budget.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';
 import { localSqsClient } from '../../queue/local-sqs-client.ts';
 import { sqsDeadLetterSender, sqsRequeueSender, sqsWorkSender } from '../../queue/sqs-senders.ts';

@@ -5,7 +5,7 @@
  */
 import { EnvironmentName } from '../../config/environment-names.ts';
 import type { FunctionAwsCalls } from '../../config/function-aws-calls.ts';
-import { EKS_TOKEN_AWS_CALL } from '../../kube/eks-token.ts';
+import { EKS_TOKEN_AWS_CALL } from '../../kube/connection/eks-token.ts';
 
 /** The reconcile function's AWS calls (built in setup/deps-for-config.ts); it consumes the work queue. */
 export const RECONCILE_AWS_CALLS: FunctionAwsCalls = {

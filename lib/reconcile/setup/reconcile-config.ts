@@ -7,7 +7,11 @@
 import * as z from 'zod';
 import { EnvironmentName } from '../../config/environment-names.ts';
 import { parseEnvironment } from '../../config/parse-environment.ts';
-import { type ClusterConfig, clusterConfigOf, clusterEnvironmentSchema } from '../../kube/cluster-config.ts';
+import {
+  type ClusterConfig,
+  clusterConfigOf,
+  clusterEnvironmentSchema,
+} from '../../kube/connection/cluster-config.ts';
 import type { managedKinds } from '../../kube/managed-kind.ts';
 
 const queueUrl = z.string().regex(/^https?:\/\/\S+$/, 'expected an SQS queue URL');

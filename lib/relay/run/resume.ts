@@ -7,7 +7,7 @@
  * the cluster caught up, and then skip what changed before. Such a checkpoint is ignored, or such
  * a version dropped, and the resource starts from a fresh LIST followed by a resync request.
  */
-import { TooLargeResourceVersionError } from '../../kube/kube-api-errors.ts';
+import { TooLargeResourceVersionError } from '../../kube/errors/kube-api-errors.ts';
 import type { ClusterIdentity, TriggeringResource } from '../../kube/kube-port.ts';
 import type { ManagedKind } from '../../kube/managed-kind.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';

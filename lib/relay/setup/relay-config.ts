@@ -6,7 +6,11 @@
 import * as z from 'zod';
 import { EnvironmentName } from '../../config/environment-names.ts';
 import { parseEnvironment } from '../../config/parse-environment.ts';
-import { type ClusterConfig, clusterConfigOf, clusterEnvironmentSchema } from '../../kube/cluster-config.ts';
+import {
+  type ClusterConfig,
+  clusterConfigOf,
+  clusterEnvironmentSchema,
+} from '../../kube/connection/cluster-config.ts';
 import type { ManagedKind } from '../../kube/managed-kind.ts';
 
 const nonEmpty = z.string().trim().min(1);

@@ -11,7 +11,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { DaemonSet } from '../../core/daemon-set.ts';
-import { GoneError } from '../../kube/kube-api-errors.ts';
+import { GoneError } from '../../kube/errors/kube-api-errors.ts';
 import type {
   KubePort,
   ListResult,

@@ -21,7 +21,7 @@ import {
   labelSelectorQuery,
   labelSelectorViolations,
 } from '../../core/label-selector.ts';
-import { GoneError } from '../../kube/kube-api-errors.ts';
+import { GoneError } from '../../kube/errors/kube-api-errors.ts';
 import type { WatchEvent, WatchedObjects, WatchedResource } from '../../kube/kube-port.ts';
 import type { ManagedKind } from '../../kube/managed-kind.ts';
 import type { StructuredLogger } from '../../log/structured-logger.ts';

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { targetNodeName } from '../../core/daemon-pod.ts';
 import { DAEMONSET_UID_LABEL } from '../../core/daemon-set.ts';
-import { GoneError } from '../../kube/kube-api-errors.ts';
+import { GoneError } from '../../kube/errors/kube-api-errors.ts';
 import type {
   KubePort,
   TriggeringResource,

@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inPlaceChange } from '../../../lib/core/in-place/in-place-change.ts';
 import { inPlaceResizePatch, inPlaceUpdatePatch } from '../../../lib/core/in-place/in-place-patch.ts';
-import { callOptions } from '../../../lib/kube/kube-apis.ts';
+import { callOptions } from '../../../lib/kube/requests/kube-apis.ts';
 import { type SimCluster, startSimCluster } from '../../../lib/sim/start-sim-cluster.ts';
 import { aNode } from '../../support/builders.ts';
 import { apisFor, pollUntil } from '../../support/test-daemon-controller.ts';

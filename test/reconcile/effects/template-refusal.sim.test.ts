@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidError } from '../../../lib/kube/kube-api-errors.ts';
+import { InvalidError } from '../../../lib/kube/errors/kube-api-errors.ts';
 import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';
 import { isTemplateRefusal } from '../../../lib/reconcile/effects/template-refusal.ts';

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiErrorOf } from '../../../lib/kube/errors/to-kube-error.ts';
+import { transientBackoffSeconds } from '../../../lib/kube/errors/transient-failure.ts';
 import type { KubePort } from '../../../lib/kube/kube-port.ts';
-import { apiErrorOf } from '../../../lib/kube/to-kube-error.ts';
-import { transientBackoffSeconds } from '../../../lib/kube/transient-failure.ts';
 import { formatWorkMessage, type WorkMessage } from '../../../lib/messages/work-message.ts';
 import type { ReconcileDeps } from '../../../lib/reconcile/deps/reconcile-deps.ts';
 import {

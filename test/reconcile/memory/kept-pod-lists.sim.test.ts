@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TooManyRequestsError } from '../../../lib/kube/kube-api-errors.ts';
+import { TooManyRequestsError } from '../../../lib/kube/errors/kube-api-errors.ts';
 import type { DaemonSetMessage } from '../../../lib/messages/work-message.ts';
 import { catchUpPods } from '../../../lib/reconcile/daemon-set-step/catch-up-pods.ts';
 import { reconcileDaemonSet } from '../../../lib/reconcile/daemon-set-step/daemon-set-step.ts';

@@ -8,7 +8,7 @@ import {
   GATE_RELEASED_ANNOTATION,
 } from '../../../lib/core/node-gates/gate-decision.ts';
 import { DEFAULT_GATE_TAINT_KEY } from '../../../lib/core/node-gates/gate-declaration.ts';
-import { fromJson } from '../../../lib/kube/object-codec.ts';
+import { fromJson } from '../../../lib/kube/codec/object-codec.ts';
 import { jsonBytes, MAX_PAIR_HINTS_BYTES } from '../../../lib/messages/hint-caps.ts';
 import { MAX_NODE_HINTS_BYTES, nodeHintsSchema } from '../../../lib/messages/node-hints.ts';
 import { RelayNodeContext } from '../../../lib/relay/cluster-view/node-context.ts';

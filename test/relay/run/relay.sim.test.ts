@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerRevisionFor } from '../../../lib/core/controller-revision.ts';
 import type { DaemonSet } from '../../../lib/core/daemon-set.ts';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
 import { silentLogger } from '../../../lib/log/structured-logger.ts';
 import { LocalEventBus } from '../../../lib/queue/event-bus-local.ts';
 import { Journal, readJournal } from '../../../lib/queue/journal.ts';

@@ -7,9 +7,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
 import type { ClusterIdentity } from '../../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
 import type { StructuredLogger } from '../../../lib/log/structured-logger.ts';
 import type { BusEvent } from '../../../lib/queue/event-bus.ts';
 import type { RelayCheckpoint } from '../../../lib/relay/run/checkpoint.ts';

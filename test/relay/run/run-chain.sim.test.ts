@@ -8,8 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
 import { silentLogger } from '../../../lib/log/structured-logger.ts';
 import type { BusEvent, EventBus } from '../../../lib/queue/event-bus.ts';
 import { LocalEventBus } from '../../../lib/queue/event-bus-local.ts';

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
 import { LocalEventBus } from '../../../lib/queue/event-bus-local.ts';
 import { Journal, readJournal } from '../../../lib/queue/journal.ts';
 import { type LocalQueues, startLocalQueues } from '../../../lib/queue/local-queues.ts';

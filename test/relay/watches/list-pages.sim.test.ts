@@ -7,9 +7,12 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAEMONSET_UID_LABEL } from '../../../lib/core/daemon-set.ts';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
 import type { KubePort } from '../../../lib/kube/kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
 import { nodeHintOf, podHintOf } from '../../../lib/messages/pair-hints.ts';
 import { facetsOf } from '../../../lib/relay/cluster-view/decision-facets.ts';
 import { RelayObjectCache } from '../../../lib/relay/cluster-view/facet-cache.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { controllerRevisionFor } from '../../../lib/core/controller-revision.ts';
 import { daemonPodFor } from '../../../lib/core/daemon-pod.ts';
-import { eventFor } from '../../../lib/kube/event-for.ts';
+import { eventFor } from '../../../lib/kube/operations/event-for.ts';
 import { fieldValidationOf } from '../../../lib/sim/apiserver/api-field-validation.ts';
 import { goValueString } from '../../../lib/sim/apiserver/api-go-format.ts';
 import { strictErrorText, strictJsonErrors } from '../../../lib/sim/apiserver/api-strict-json.ts';

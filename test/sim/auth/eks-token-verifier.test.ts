@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EKS_TOKEN_PREFIX, eksToken } from '../../../lib/kube/eks-token.ts';
+import { EKS_TOKEN_PREFIX, eksToken } from '../../../lib/kube/connection/eks-token.ts';
 import { EksTokenRejected } from '../../../lib/sim/auth/eks-access-entries.ts';
 import { type EksCredential, verifyEksToken } from '../../../lib/sim/auth/eks-token-verifier.ts';
 
@@ -17,7 +17,7 @@ const user: EksCredential = {
 };
 const options = { clusterName: 'prod', credentials: [roleSession, user], now: () => signingDate };
 
-/** A token as the functions make it (lib/kube/eks-token.ts), signed by `credential`. */
+/** A token as the functions make it (lib/kube/connection/eks-token.ts), signed by `credential`. */
 function tokenOf(credential: EksCredential, overrides: { clusterName?: string; region?: string } = {}) {
   return eksToken({
     clusterName: overrides.clusterName ?? 'prod',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eksToken } from '../../../lib/kube/eks-token.ts';
+import { eksToken } from '../../../lib/kube/connection/eks-token.ts';
 import { createApiServer } from '../../../lib/sim/apiserver/api-server.ts';
 import type { EksCredential } from '../../../lib/sim/auth/eks-token-verifier.ts';
 import type { RequestAttributes } from '../../../lib/sim/auth/request-attributes.ts';

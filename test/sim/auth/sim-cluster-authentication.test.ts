@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
-import { connectionFromEks } from '../../../lib/kube/eks-connection.ts';
-import { EksTokenSource } from '../../../lib/kube/eks-token.ts';
-import { UnauthorizedError } from '../../../lib/kube/kube-api-errors.ts';
-import { RequestBudget } from '../../../lib/kube/request-budget.ts';
-import { RequestCounter } from '../../../lib/kube/request-counter.ts';
+import { connectionFromEks } from '../../../lib/kube/connection/eks-connection.ts';
+import { EksTokenSource } from '../../../lib/kube/connection/eks-token.ts';
+import { UnauthorizedError } from '../../../lib/kube/errors/kube-api-errors.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../../lib/kube/requests/request-budget.ts';
+import { RequestCounter } from '../../../lib/kube/requests/request-counter.ts';
 import type { EksCredential } from '../../../lib/sim/auth/eks-token-verifier.ts';
 import { TokenFileError } from '../../../lib/sim/auth/token-file.ts';
 import {

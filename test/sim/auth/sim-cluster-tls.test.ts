@@ -7,10 +7,13 @@ import { get } from 'node:https';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { createKubePort } from '../../../lib/kube/create-kube-port.ts';
-import { connectionFromKubeConfig, loadKubeConfig } from '../../../lib/kube/kubeconfig-connection.ts';
-import { RequestBudget } from '../../../lib/kube/request-budget.ts';
-import { RequestCounter } from '../../../lib/kube/request-counter.ts';
+import {
+  connectionFromKubeConfig,
+  loadKubeConfig,
+} from '../../../lib/kube/connection/kubeconfig-connection.ts';
+import { createKubePort } from '../../../lib/kube/operations/create-kube-port.ts';
+import { RequestBudget } from '../../../lib/kube/requests/request-budget.ts';
+import { RequestCounter } from '../../../lib/kube/requests/request-counter.ts';
 import { type SimCluster, startSimCluster } from '../../../lib/sim/start-sim-cluster.ts';
 import { findKubectl, kubectlFor } from '../../support/kubectl-harness.ts';
 

@@ -1,6 +1,6 @@
 import { type CoreV1Api, PatchStrategy, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callOptions } from '../../../lib/kube/kube-apis.ts';
+import { callOptions } from '../../../lib/kube/requests/kube-apis.ts';
 import { type SimCluster, startSimCluster } from '../../../lib/sim/start-sim-cluster.ts';
 import { aNode } from '../../support/builders.ts';
 import { findKubectl, kubectlFor } from '../../support/kubectl-harness.ts';

@@ -4,9 +4,9 @@
  * mean. The reconcile, relay and router configurations extend the schema with their own variables.
  */
 import * as z from 'zod';
-import { EnvironmentName } from '../config/environment-names.ts';
-import { FunctionConfigError } from '../config/function-config-error.ts';
-import { DEFAULT_MANAGED_KIND, managedKinds } from './managed-kind.ts';
+import { EnvironmentName } from '../../config/environment-names.ts';
+import { FunctionConfigError } from '../../config/function-config-error.ts';
+import { DEFAULT_MANAGED_KIND, managedKinds } from '../managed-kind.ts';
 
 const nonEmpty = z.string().trim().min(1);
 

@@ -4,7 +4,7 @@
  * IsTooManyRequests, IsGone, IsForbidden, IsUnauthorized, IsInternalError/IsServerTimeout; and
  * apiserver storage `IsTooLargeResourceVersion`).
  */
-import { EverynodeError } from '../errors/everynode-error.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
 
 /** One field problem of a 422 Invalid answer (metav1.StatusCause). */
 export interface StatusCause {

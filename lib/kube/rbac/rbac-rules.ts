@@ -3,8 +3,9 @@
  * (lib/relay, lib/router, lib/reconcile), one rule per resource, each saying which code needs it.
  * test/kube/rbac-rules-capabilities.test.ts removes each verb in turn and shows the call it breaks.
  */
+
+import { type ManagedKind, managedResourceOf } from '../managed-kind.ts';
 import type { EverynodeFunction } from './function-groups.ts';
-import { type ManagedKind, managedResourceOf } from './managed-kind.ts';
 
 /** One RBAC PolicyRule with the reason it is granted. */
 export interface FunctionRule {

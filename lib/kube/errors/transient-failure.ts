@@ -11,7 +11,7 @@
  * - `permanent`: work that can never succeed (a poison message, 422 Invalid, 400, 403): dead-lettered
  *   at once, with its reason.
  */
-import { EverynodeError } from '../errors/everynode-error.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
 import { KubeApiError, KubeConnectionError, ServerError, TooManyRequestsError } from './kube-api-errors.ts';
 
 /** What an error means for the message whose step threw it. */

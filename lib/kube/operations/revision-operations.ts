@@ -7,9 +7,9 @@ import type {
   V1ControllerRevision,
   V1ControllerRevisionList,
 } from '@kubernetes/client-node';
-import { kubeCall, listParameters, listResultOf, withKind } from './kube-call.ts';
-import type { KubePort } from './kube-port.ts';
-import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
+import type { KubePort } from '../kube-port.ts';
+import { kubeCall, listParameters, listResultOf, withKind } from '../requests/kube-call.ts';
+import { apiPath, listQuery, sendKubeRequest } from '../requests/kube-request.ts';
 
 type RevisionAndEventMethods = Pick<
   KubePort,

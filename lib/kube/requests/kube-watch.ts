@@ -7,11 +7,11 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
+import { fromJson, type ModelName } from '../codec/object-codec.ts';
+import type { KubeConnection } from '../connection/kube-connection.ts';
+import { apiErrorOf, toKubeError } from '../errors/to-kube-error.ts';
+import type { WatchEvent } from '../kube-port.ts';
 import type { RequestHooks } from './kube-apis.ts';
-import type { KubeConnection } from './kube-connection.ts';
-import type { WatchEvent } from './kube-port.ts';
-import { fromJson, type ModelName } from './object-codec.ts';
-import { apiErrorOf, toKubeError } from './to-kube-error.ts';
 
 /** One watch request: the collection path, its query, and how to type its objects. */
 export interface WatchRequest {

@@ -3,9 +3,9 @@
  * always a typed error saying what was being done.
  */
 
-import { NotFoundError } from './kube-api-errors.ts';
-import type { ListOptions, ListResult, ReadOptions } from './kube-port.ts';
-import { toKubeError } from './to-kube-error.ts';
+import { NotFoundError } from '../errors/kube-api-errors.ts';
+import { toKubeError } from '../errors/to-kube-error.ts';
+import type { ListOptions, ListResult, ReadOptions } from '../kube-port.ts';
 
 /** The result of `call`, or its failure as a typed error whose message starts with `doing`. */
 export async function kubeCall<T>(doing: string, call: () => Promise<T>): Promise<T> {

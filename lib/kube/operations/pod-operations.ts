@@ -3,7 +3,8 @@
  */
 import type { Configuration, V1Node, V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import type { JsonPatchOperation } from '../core/in-place/in-place-patch.ts';
+import type { JsonPatchOperation } from '../../core/in-place/in-place-patch.ts';
+import type { KubePort } from '../kube-port.ts';
 import {
   kubeCall,
   kubeGet,
@@ -11,9 +12,8 @@ import {
   listResultOf,
   readResourceVersion,
   withKind,
-} from './kube-call.ts';
-import type { KubePort } from './kube-port.ts';
-import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
+} from '../requests/kube-call.ts';
+import { apiPath, listQuery, sendKubeRequest } from '../requests/kube-request.ts';
 
 type PodAndNodeMethods = Pick<
   KubePort,

@@ -8,7 +8,7 @@
  * `process.env.EVERYNODE_EKS_ONLY` as `"true"` when bundling, so esbuild drops the kubeconfig branch
  * and everything only it imports. On AWS the stack always names an EKS endpoint.
  */
-import { FunctionConfigError } from '../config/function-config-error.ts';
+import { FunctionConfigError } from '../../config/function-config-error.ts';
 import type { ClusterConfig } from './cluster-config.ts';
 import { connectionToEksCluster } from './eks-connection.ts';
 import type { KubeConnection } from './kube-connection.ts';

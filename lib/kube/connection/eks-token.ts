@@ -9,8 +9,8 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { AwsCall } from '../config/function-aws-calls.ts';
-import { EverynodeError } from '../errors/everynode-error.ts';
+import type { AwsCall } from '../../config/function-aws-calls.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
 
 /** The prefix of every EKS token (aws-iam-authenticator v1PrefixToken). */
 export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';

@@ -16,9 +16,9 @@
 import type { Configuration } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { modelAttributes } from './model-attributes.ts';
-import { deserializeModel, serializeModel } from './model-codec.ts';
-import { decodeModel } from './model-decoder.ts';
+import { modelAttributes } from '../codec/model-attributes.ts';
+import { deserializeModel, serializeModel } from '../codec/model-codec.ts';
+import { decodeModel } from '../codec/model-decoder.ts';
 
 /** A query parameter's value; undefined leaves the parameter out. */
 type QueryValue = string | number | boolean | undefined;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { EverynodeError } from '../errors/everynode-error.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
 import { keepAliveAgent, type TlsOptions } from './keep-alive-agent.ts';
 import type { KubeConnection } from './kube-connection.ts';
 

@@ -4,8 +4,8 @@
  * group (function-groups.ts). infra/k8s/rbac.yaml is this rendered for the default managed kind.
  */
 import type { V1ClusterRole, V1ClusterRoleBinding, V1PolicyRule } from '@kubernetes/client-node';
+import type { ManagedKind } from '../managed-kind.ts';
 import { everynodeFunctions, FUNCTION_GROUPS, rbacObjectName } from './function-groups.ts';
-import type { ManagedKind } from './managed-kind.ts';
 import { type FunctionRule, functionRules } from './rbac-rules.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
@@ -111,7 +111,7 @@ function renderFunction({ role, binding, reasons }: Readonly<FunctionRbac>): str
  */
 export function renderRbacManifest(kind: ManagedKind): string {
   const header = comment(
-    `What each everynode function may do in the cluster when it manages ${kind} DaemonSets, and nothing more. The EKS access entries of the CDK stack map each function's IAM role to its own group (${Object.values(FUNCTION_GROUPS).join(', ')}) with no EKS access policy, so these rules are the whole of their rights. Rendered by lib/kube/rbac-manifest.ts; \`everynode install --manage apps/v1\` renders it for apps/v1.`,
+    `What each everynode function may do in the cluster when it manages ${kind} DaemonSets, and nothing more. The EKS access entries of the CDK stack map each function's IAM role to its own group (${Object.values(FUNCTION_GROUPS).join(', ')}) with no EKS access policy, so these rules are the whole of their rights. Rendered by lib/kube/rbac/rbac-manifest.ts; \`everynode install --manage apps/v1\` renders it for apps/v1.`,
   );
   return `${header.join('\n')}\n${rbacObjects(kind).map(renderFunction).join('\n---\n')}\n`;
 }

@@ -16,7 +16,7 @@ import type {
 import { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
 import { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
-import type { KubeConnection } from './kube-connection.ts';
+import type { KubeConnection } from '../connection/kube-connection.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { type RequestCounter, requestVerb } from './request-counter.ts';
 

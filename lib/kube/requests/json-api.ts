@@ -6,13 +6,13 @@
  * typed error of kube-api-errors.ts.
  */
 import type { Configuration } from '@kubernetes/client-node';
-import { NotFoundError } from './kube-api-errors.ts';
+import type { KubeConnection } from '../connection/kube-connection.ts';
+import { NotFoundError } from '../errors/kube-api-errors.ts';
+import { toKubeError } from '../errors/to-kube-error.ts';
 import { kubeConfigurationFor } from './kube-apis.ts';
-import type { KubeConnection } from './kube-connection.ts';
 import { type KubeRequest, sendKubeRequest } from './kube-request.ts';
 import { RequestBudget } from './request-budget.ts';
 import { processRequestCounter } from './request-counter.ts';
-import { toKubeError } from './to-kube-error.ts';
 
 /** A Kubernetes object, or any JSON object, as the server sent it. */
 export type JsonObject = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * Conversion of what `@kubernetes/client-node` throws (ApiException with code, body, headers) and
  * of network failures into the typed errors of `kube-api-errors.ts`, at the adapter boundary.
  */
-import { EverynodeError } from '../errors/everynode-error.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
 import {
   AlreadyExistsError,
   BadRequestError,

@@ -4,10 +4,10 @@
  */
 import type { Configuration, V1Node, V1Taint } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import { kubeCall, withKind } from './kube-call.ts';
-import type { KubePort } from './kube-port.ts';
-import { apiPath, sendKubeRequest } from './kube-request.ts';
-import { toJson } from './object-codec.ts';
+import { toJson } from '../codec/object-codec.ts';
+import type { KubePort } from '../kube-port.ts';
+import { kubeCall, withKind } from '../requests/kube-call.ts';
+import { apiPath, sendKubeRequest } from '../requests/kube-request.ts';
 
 type NodeWriteMethods = Pick<KubePort, 'patchNodeGate' | 'patchNodeCondition'>;
 

@@ -5,11 +5,11 @@
  * data: a restore of its etcd keeps it, a new cluster under the same name or URL gets another.
  */
 import type { Configuration, V1Namespace } from '@kubernetes/client-node';
-import { EverynodeError } from '../errors/everynode-error.ts';
-import { kubeCall } from './kube-call.ts';
-import type { KubeConnection } from './kube-connection.ts';
-import type { KubePort } from './kube-port.ts';
-import { apiPath, sendKubeRequest } from './kube-request.ts';
+import { EverynodeError } from '../../errors/everynode-error.ts';
+import type { KubeConnection } from '../connection/kube-connection.ts';
+import type { KubePort } from '../kube-port.ts';
+import { kubeCall } from '../requests/kube-call.ts';
+import { apiPath, sendKubeRequest } from '../requests/kube-request.ts';
 
 /** The namespace every cluster has from its start. */
 export const IDENTITY_NAMESPACE = 'kube-system';

@@ -5,7 +5,10 @@
  * differs).
  */
 import type { Configuration, V1DaemonSet, V1DaemonSetList } from '@kubernetes/client-node';
-import type { DaemonSet } from '../core/daemon-set.ts';
+import type { DaemonSet } from '../../core/daemon-set.ts';
+import { fromJson, toJson } from '../codec/object-codec.ts';
+import type { KubePort, ListOptions, ListResult, ReadOptions } from '../kube-port.ts';
+import { type ManagedKind, managedResourceOf } from '../managed-kind.ts';
 import {
   kubeCall,
   kubeGet,
@@ -13,11 +16,8 @@ import {
   listResultOf,
   readResourceVersion,
   withKind,
-} from './kube-call.ts';
-import type { KubePort, ListOptions, ListResult, ReadOptions } from './kube-port.ts';
-import { apiPath, listQuery, sendKubeRequest } from './kube-request.ts';
-import { type ManagedKind, managedResourceOf } from './managed-kind.ts';
-import { fromJson, toJson } from './object-codec.ts';
+} from '../requests/kube-call.ts';
+import { apiPath, listQuery, sendKubeRequest } from '../requests/kube-request.ts';
 
 type DaemonSetMethods = Pick<
   KubePort,

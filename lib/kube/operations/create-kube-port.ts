@@ -1,19 +1,20 @@
 /**
  * The adapter of the KubePort over `@kubernetes/client-node` 1.4.0.
  */
+
+import type { ModelName } from '../codec/object-codec.ts';
+import type { KubeConnection } from '../connection/kube-connection.ts';
+import type { KubePort, WatchEvent, WatchedObjects, WatchedResource, WatchOptions } from '../kube-port.ts';
+import { DEFAULT_MANAGED_KIND, type ManagedKind, managedResourceOf } from '../managed-kind.ts';
+import { kubeConfigurationFor, type RequestHooks } from '../requests/kube-apis.ts';
+import { type WatchRequest, watchEvents } from '../requests/kube-watch.ts';
+import { RequestBudget } from '../requests/request-budget.ts';
+import { processRequestCounter, type RequestCounter } from '../requests/request-counter.ts';
 import { clusterIdentityOperations } from './cluster-identity.ts';
 import { daemonSetOperations } from './daemon-set-operations.ts';
-import { kubeConfigurationFor, type RequestHooks } from './kube-apis.ts';
-import type { KubeConnection } from './kube-connection.ts';
-import type { KubePort, WatchEvent, WatchedObjects, WatchedResource, WatchOptions } from './kube-port.ts';
-import { type WatchRequest, watchEvents } from './kube-watch.ts';
-import { DEFAULT_MANAGED_KIND, type ManagedKind, managedResourceOf } from './managed-kind.ts';
 import { nodeOperations } from './node-operations.ts';
-import type { ModelName } from './object-codec.ts';
 import { podOperations } from './pod-operations.ts';
 import { podStatusOperations } from './pod-status-operations.ts';
-import { RequestBudget } from './request-budget.ts';
-import { processRequestCounter, type RequestCounter } from './request-counter.ts';
 import { revisionOperations } from './revision-operations.ts';
 
 /** How to build the adapter. */

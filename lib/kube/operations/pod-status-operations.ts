@@ -3,10 +3,10 @@
  */
 import type { Configuration, V1Pod } from '@kubernetes/client-node';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import { kubeCall, withKind } from './kube-call.ts';
-import type { KubePort } from './kube-port.ts';
-import { apiPath, sendKubeRequest } from './kube-request.ts';
-import { toJson } from './object-codec.ts';
+import { toJson } from '../codec/object-codec.ts';
+import type { KubePort } from '../kube-port.ts';
+import { kubeCall, withKind } from '../requests/kube-call.ts';
+import { apiPath, sendKubeRequest } from '../requests/kube-request.ts';
 
 /** The pods/status method of the port, sending through `configuration`. */
 export function podStatusOperations(configuration: Configuration): Pick<KubePort, 'patchPodConditions'> {
