@@ -17,6 +17,7 @@ import type { CfnTemplate } from '../support/aws/deployed-stack.ts';
 import { type OfflineDeployment, startOfflineDeployment } from '../support/aws/offline-deployment.ts';
 import { kubectlBinary } from '../support/pipeline-harness.ts';
 import {
+  CDK_CLI,
   CDK_LIBRARIES,
   installAndSynth,
   packedSize,
@@ -135,48 +136,6 @@ export { EverynodePropsError, queueName, errors };
     expect(world.gateway.calls.filter((c) => !c.allowed)).toEqual([]);
   }, 300_000);
 
-  it('adds everynode to an EKS Blueprints blueprint as an add-on, synthesized offline', async () => {
-    const dir = join(scratch, 'blueprints');
-    mkdirSync(dir);
-    // The availability zones a blueprint's VPC would look up, given: the synth makes no AWS call.
-    const zones =
-      "{ 'availability-zones:account=111122223333:region=eu-west-1': ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] }";
-    const app = `import { App } from 'aws-cdk-lib';
-import { KubernetesVersion } from 'aws-cdk-lib/aws-eks';
-import * as blueprints from '@aws-quickstart/eks-blueprints';
-import { EverynodeAddOn } from 'everynode/blueprints';
-const app = new App({ context: ${zones} });
-blueprints.EksBlueprint.builder()
-  .account('111122223333').region('eu-west-1').version(KubernetesVersion.V1_33)
-  .addOns(new EverynodeAddOn({ maxReceiveCount: 5 }))
-  .build(app, 'platform');
-`;
-    // Blueprints pins its own aws-cdk-lib as a peer: installed beside a newer one, as its users do.
-    await installAndSynth(
-      dir,
-      app,
-      [tarball, '@aws-quickstart/eks-blueprints@1.19.0', ...CDK_LIBRARIES],
-      ['--legacy-peer-deps'],
-    );
-    const blueprint = JSON.parse(
-      readFileSync(join(dir, 'cdk.out', 'platform.template.json'), 'utf8'),
-    ) as CfnTemplate;
-    const ids = (type: string) =>
-      Object.entries(blueprint.Resources)
-        .filter(([, resource]) => resource.Type === type)
-        .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
-    expect(ids('AWS::Lambda::Function')).toEqual(
-      expect.arrayContaining([
-        'EverynodeFunctionsRelay',
-        'EverynodeFunctionsRouter',
-        'EverynodeFunctionsReconcile',
-      ]),
-    );
-    expect(ids('Custom::AWSCDK-EKS-KubernetesResource')).toEqual(
-      expect.arrayContaining(['EverynodeManifestsCrd', 'EverynodeManifestsRbac']),
-    );
-  }, 300_000);
-
   it('runs the installed commands: everynode run, kubectl everynode rollout status, everynode migrate', async () => {
     const bin = join(userDir, 'node_modules', '.bin');
     const converged = await sh(userDir, join(bin, 'everynode'), [
@@ -228,4 +187,60 @@ blueprints.EksBlueprint.builder()
       await new Promise((resolve) => running.once('exit', resolve));
     }
   }, 180_000);
+
+  it('adds everynode to an EKS Blueprints blueprint as an add-on, synthesized offline', async () => {
+    const dir = userDir;
+    // The availability zones a blueprint's VPC would look up, given: the synth makes no AWS call.
+    const zones =
+      "{ 'availability-zones:account=111122223333:region=eu-west-1': ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] }";
+    const app = `import { App } from 'aws-cdk-lib';
+import { KubernetesVersion } from 'aws-cdk-lib/aws-eks';
+import * as blueprints from '@aws-quickstart/eks-blueprints';
+import { EverynodeAddOn } from 'everynode/blueprints';
+const app = new App({ context: ${zones} });
+blueprints.EksBlueprint.builder()
+  .account('111122223333').region('eu-west-1').version(KubernetesVersion.V1_33)
+  .addOns(new EverynodeAddOn({ maxReceiveCount: 5 }))
+  .build(app, 'platform');
+`;
+    // Added to the same project, as a user adds Blueprints to the app they have: Blueprints pins
+    // its own aws-cdk-lib as a peer, so it goes in beside the newer one, as its users install it.
+    // Last in this file, since it changes the project the tests above looked at.
+    writeFileSync(join(dir, 'blueprint.mjs'), app);
+    await sh(dir, 'npm', [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--legacy-peer-deps',
+      '@aws-quickstart/eks-blueprints@1.19.0',
+    ]);
+    const out = 'cdk.out.blueprint';
+    await sh(dir, process.execPath, [
+      CDK_CLI,
+      'synth',
+      '--quiet',
+      '--app',
+      'node blueprint.mjs',
+      '--output',
+      out,
+    ]);
+    const blueprint = JSON.parse(
+      readFileSync(join(dir, out, 'platform.template.json'), 'utf8'),
+    ) as CfnTemplate;
+    const ids = (type: string) =>
+      Object.entries(blueprint.Resources)
+        .filter(([, resource]) => resource.Type === type)
+        .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
+    expect(ids('AWS::Lambda::Function')).toEqual(
+      expect.arrayContaining([
+        'EverynodeFunctionsRelay',
+        'EverynodeFunctionsRouter',
+        'EverynodeFunctionsReconcile',
+      ]),
+    );
+    expect(ids('Custom::AWSCDK-EKS-KubernetesResource')).toEqual(
+      expect.arrayContaining(['EverynodeManifestsCrd', 'EverynodeManifestsRbac']),
+    );
+  }, 300_000);
 });
