@@ -30,9 +30,7 @@
  */
 
 import { loadavg } from 'node:os';
-import type { EventLoopUtilization } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type { Worker } from 'node:worker_threads';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { targetNodeName } from '../../lib/core/daemon-pod.ts';
 import type { DaemonSet } from '../../lib/core/daemon-set.ts';
@@ -45,13 +43,11 @@ import {
   figure,
   isAvailablePod,
   LIMIT_QPS,
-  nextMessage,
   type PipelineWorkerData,
   quantile,
   reconcileRequests,
   requestBreakdown,
   startBenchCluster,
-  startWorker,
   waitUntil,
 } from './bench-cluster.ts';
 import { trackRolloutPhases } from './rollout-phases.ts';
@@ -134,46 +130,20 @@ names.forEach((name, i) => {
 });
 const zoneSizes = ZONES.map((zone) => names.filter((n) => zoneOf.get(n) === zone).length);
 
-/** The pipeline over everynode.dev/v1, in its own worker thread (bench-pipeline-worker.ts). */
-let worker: Worker | undefined;
-let busyMark: EventLoopUtilization | undefined;
+/** The pipeline over everynode.dev/v1, in the bench cluster's worker thread. */
 async function startPipeline(): Promise<void> {
   const reuse = values['node-list-reuse-min-nodes'];
-  const data: PipelineWorkerData = {
+  await cluster.startPipeline({
     managedKind: 'everynode.dev/v1',
-    kubeconfigPath: cluster.kubeconfigPath,
-    stateDir: cluster.stateDir,
     clientQps: Number(values['client-qps']),
     reconcileConcurrency: Number(values.concurrency),
     logLevel: values['log-level'] as PipelineWorkerData['logLevel'],
     ...(reuse === undefined ? {} : { nodeListReuseMinNodes: Number(reuse) }),
     ...(values['cpu-profile'] ? { cpuProfile: values['cpu-profile'], profileFrom: 'message' } : {}),
-  };
-  worker = startWorker(
-    new URL('./bench-pipeline-worker.ts', import.meta.url),
-    data,
-    [],
-    cluster.pipelineHeap,
-  );
-  await nextMessage(worker, 'ready');
-  busyMark = worker.performance.eventLoopUtilization();
+  });
 }
-function pipelineBusy(): number {
-  if (worker === undefined || busyMark === undefined) return 0;
-  const now = worker.performance.eventLoopUtilization();
-  const since = worker.performance.eventLoopUtilization(now, busyMark);
-  busyMark = now;
-  return since.utilization;
-}
-async function stopPipeline(): Promise<Record<string, number>> {
-  if (worker === undefined) return {};
-  const stopped = nextMessage<{ type: 'stopped'; counters: Record<string, number> }>(worker, 'stopped');
-  worker.postMessage('stop');
-  const { counters } = await stopped;
-  await worker.terminate();
-  worker = undefined;
-  return counters;
-}
+const pipelineBusy = (): number => cluster.pipelineBusy() ?? 0;
+const stopPipeline = () => cluster.stopPipeline();
 
 const stored = () => cluster.sim.store.get(KIND_KEY, 'default', 'agent') as unknown as DaemonSet;
 const recordNow = (): RolloutRecord | undefined => rolloutRecordOf(stored());
@@ -397,7 +367,7 @@ try {
   const { at } = tracked;
   cluster.sim.counters.reset();
   cluster.pipelineHeap.reset();
-  if (values['cpu-profile']) worker?.postMessage('profile');
+  if (values['cpu-profile']) cluster.profilePipeline();
   const started = Date.now();
   const changed = stored();
   const container = changed.spec?.template.spec?.containers[0];

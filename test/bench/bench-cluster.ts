@@ -56,14 +56,12 @@ export interface BenchCluster {
   /**
    * Starts the whole local pipeline in a worker thread; `clientQps` is the reconciler's own budget
    * (EVERYNODE_API_QPS), default 100, the server's limit (arrival jitter then brings a few 429s,
-   * which the handler turns into delayed requeues). Resolves when the relay runs.
+   * which the handler turns into delayed requeues). The rest as {@link PipelineWorkerData} says.
+   * Resolves when the relay runs.
    */
-  startPipeline(options?: {
-    reconcileConcurrency?: number;
-    clientQps?: number;
-    logLevel?: PipelineWorkerData['logLevel'];
-    cpuProfile?: string;
-  }): Promise<void>;
+  startPipeline(options?: Partial<Omit<PipelineWorkerData, 'kubeconfigPath' | 'stateDir'>>): Promise<void>;
+  /** Starts the CPU profile of a pipeline started with `profileFrom: 'message'`. */
+  profilePipeline(): void;
   /** Stops the pipeline; resolves with its counters (router and reconcile metrics). */
   stopPipeline(): Promise<Record<string, number>>;
   /**
@@ -102,18 +100,18 @@ export async function startBenchCluster(
     pipelineHeap,
     startPipeline: async (options = {}) => {
       const data: PipelineWorkerData = {
+        ...options,
         kubeconfigPath,
         stateDir,
         clientQps: options.clientQps ?? 100,
         reconcileConcurrency: options.reconcileConcurrency ?? 8,
-        ...(options.logLevel ? { logLevel: options.logLevel } : {}),
-        ...(options.cpuProfile ? { cpuProfile: options.cpuProfile } : {}),
       };
       worker = startWorker(new URL('./bench-pipeline-worker.ts', import.meta.url), data, [], pipelineHeap);
       await nextMessage(worker, 'ready');
       busyMark = worker.performance.eventLoopUtilization();
     },
     stopPipeline,
+    profilePipeline: () => worker?.postMessage('profile'),
     pipelineBusy: () => {
       if (worker === undefined || busyMark === undefined) return undefined;
       const now = worker.performance.eventLoopUtilization();
